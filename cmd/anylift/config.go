@@ -1,0 +1,110 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+)
+
+// layer fills fs from, in rising precedence, the JSON config file named by
+// the "config" flag (keys are flag names), ANYLIFT_* environment variables
+// (ANYLIFT_DATA_DIR for --data-dir), and the command line.
+func layer(fs *flag.FlagSet, args []string, getenv func(string) string) error {
+	fs.SetOutput(io.Discard)
+	// First pass: what the command line says, including --config.
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	cli := map[string]string{}
+	fs.Visit(func(f *flag.Flag) { cli[f.Name] = f.Value.String() })
+
+	path := cli["config"]
+	if path == "" {
+		path = getenv(envName("config"))
+	}
+	if path != "" {
+		if err := applyFile(fs, path); err != nil {
+			return err
+		}
+	}
+	var err error
+	fs.VisitAll(func(f *flag.Flag) {
+		if v := getenv(envName(f.Name)); v != "" && err == nil {
+			if e := fs.Set(f.Name, v); e != nil {
+				err = fmt.Errorf("%s: %w", envName(f.Name), e)
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	for name, v := range cli {
+		if e := fs.Set(name, v); e != nil {
+			return fmt.Errorf("--%s: %w", name, e)
+		}
+	}
+	return nil
+}
+
+func envName(flagName string) string {
+	return "ANYLIFT_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+func applyFile(fs *flag.FlagSet, path string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("config file: %w", err)
+	}
+	var values map[string]any
+	if err := json.Unmarshal(b, &values); err != nil {
+		return fmt.Errorf("config file %s: %w", path, err)
+	}
+	keys := make([]string, 0, len(values))
+	for k := range values {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if fs.Lookup(k) == nil || k == "config" {
+			return fmt.Errorf("config file %s: unknown setting %q", path, k)
+		}
+		if err := fs.Set(k, fmt.Sprint(values[k])); err != nil {
+			return fmt.Errorf("config file %s: %s: %w", path, k, err)
+		}
+	}
+	return nil
+}
+
+// readCredentials reads a credentials file: one "ACCESS_KEY_ID SECRET_KEY"
+// pair per line (a ':' or '=' may separate them); blank lines and lines
+// starting with '#' are skipped.
+func readCredentials(path string, into map[string]string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("credentials file: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	line := 0
+	for sc.Scan() {
+		line++
+		s := strings.TrimSpace(sc.Text())
+		if s == "" || strings.HasPrefix(s, "#") {
+			continue
+		}
+		fields := strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '\t' || r == ':' || r == '=' })
+		if len(fields) != 2 {
+			return fmt.Errorf("credentials file %s:%d: want \"ACCESS_KEY_ID SECRET_KEY\"", path, line)
+		}
+		into[fields[0]] = fields[1]
+	}
+	return sc.Err()
+}

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/anylift/anylift/internal/server"
+)
+
+// serveFlags defines the flags of "anylift serve" into fs and returns the
+// function that turns them into a server.Config.
+func serveFlags(fs *flag.FlagSet) func() (server.Config, error) {
+	fs.String("config", "", "JSON file of settings, keyed by flag name")
+	listen := fs.String("listen", "127.0.0.1:9870", "address of the control-plane API")
+	dataDir := fs.String("data-dir", "anylift-data", "directory of the embedded store")
+	storeURL := fs.String("store", "", "postgres://... to use PostgreSQL instead of the embedded store")
+	region := fs.String("region", "us-west-2", "home region, written into ARNs")
+	account := fs.String("account-id", "000000000000", "account id written into ARNs")
+	accessKey := fs.String("access-key", "", "access key id accepted by SigV4")
+	secretKey := fs.String("secret-key", "", "secret key of --access-key")
+	credFile := fs.String("credentials-file", "", "file of accepted key pairs, one \"ACCESS_KEY_ID SECRET_KEY\" per line")
+	anyCreds := fs.Bool("insecure-any-credentials", false, "accept any well-formed signature (local development only)")
+	tokenTTL := fs.Duration("auth-token-ttl", 15*time.Minute, "lifetime of compute auth tokens")
+	reservation := fs.Duration("reservation-timeout", 60*time.Second, "time a RESERVED player session waits to be accepted")
+	maxPlayers := fs.Int("max-players-per-session", 200, "cap on MaximumPlayerSessionCount")
+	syncMode := fs.String("sqlite-synchronous", "FULL", "SQLite synchronous mode: FULL or NORMAL")
+	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+	return func() (server.Config, error) {
+		creds := map[string]string{}
+		if *accessKey != "" || *secretKey != "" {
+			if *accessKey == "" || *secretKey == "" {
+				return server.Config{}, fmt.Errorf("--access-key and --secret-key go together")
+			}
+			creds[*accessKey] = *secretKey
+		}
+		if *credFile != "" {
+			if err := readCredentials(*credFile, creds); err != nil {
+				return server.Config{}, err
+			}
+		}
+		var level slog.Level
+		if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+			return server.Config{}, fmt.Errorf("--log-level: %w", err)
+		}
+		_ = level
+		return server.Config{
+			Listen: *listen, DataDir: *dataDir, Store: *storeURL,
+			Region: *region, AccountID: *account,
+			Credentials: creds, AnyCredentials: *anyCreds,
+			SQLiteSynchronous:    *syncMode,
+			AuthTokenTTL:         *tokenTTL,
+			ReservationTimeout:   *reservation,
+			MaxPlayersPerSession: *maxPlayers,
+		}, nil
+	}
+}
+
+func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	build := serveFlags(fs)
+	if err := layer(fs, args, getenv); err != nil {
+		if err == flag.ErrHelp {
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+			return nil
+		}
+		return err
+	}
+	cfg, err := build()
+	if err != nil {
+		return err
+	}
+	var level slog.Level
+	level.UnmarshalText([]byte(fs.Lookup("log-level").Value.String()))
+	cfg.Log = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	srv, err := server.Start(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "anylift listening on %s\n", srv.URL())
+	<-ctx.Done()
+	cfg.Log.Info("shutting down")
+	shutdown, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return srv.Close(shutdown)
+}

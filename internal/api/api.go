@@ -1,0 +1,222 @@
+// Package api is the control plane's HTTP front door: it recognises the
+// protocol of each request (AWS JSON 1.1 or Smithy RPC v2 CBOR), verifies
+// its SigV4 signature, decodes and validates the input against the model,
+// calls the operation, and answers in the request's protocol. Errors are
+// translated to the wire here, and only here (errors.go).
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/anylift/anylift/internal/control"
+	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/wire"
+)
+
+// MaxBodyBytes caps a request body. The largest inputs of the operations
+// served (GameSessionData, 262144 characters) fit with room to spare.
+const MaxBodyBytes = 2 << 20
+
+const (
+	jsonTargetPrefix = "GameLift."
+	cborPathPrefix   = "/service/GameLift/operation/"
+)
+
+// handler runs one operation on a raw body and returns its output shape.
+type handler func(ctx context.Context, p wire.Protocol, body []byte) (any, error)
+
+// Observer hears about every finished API request (for metrics).
+type Observer func(op string, code string, elapsed time.Duration)
+
+// Handler serves the GameLift API.
+type Handler struct {
+	ops      map[string]handler
+	verifier *Verifier
+	log      *slog.Logger
+	observe  Observer
+	newID    func() string
+}
+
+// Options configure a Handler.
+type Options struct {
+	Verifier *Verifier
+	Log      *slog.Logger
+	Observe  Observer
+}
+
+// New returns the API handler over svc.
+func New(svc *control.Service, o Options) *Handler {
+	h := &Handler{ops: operations(svc), verifier: o.Verifier, log: o.Log, observe: o.Observe, newID: game.NewUUID}
+	if h.log == nil {
+		h.log = slog.New(slog.DiscardHandler)
+	}
+	if h.verifier == nil {
+		h.verifier = &Verifier{}
+	}
+	return h
+}
+
+// Operations returns the names of the operations served.
+func (h *Handler) Operations() []string {
+	out := make([]string, 0, len(h.ops))
+	for name := range h.ops {
+		out = append(out, name)
+	}
+	return out
+}
+
+// Match reports whether r is a control-plane request this handler serves.
+func Match(r *http.Request) bool {
+	if r.Method != http.MethodPost {
+		return false
+	}
+	return (r.URL.Path == "/" && r.Header.Get("X-Amz-Target") != "") || strings.HasPrefix(r.URL.Path, cborPathPrefix)
+}
+
+// ServeHTTP implements http.Handler.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	reqID := h.newID()
+	p, op, err := route(r)
+	code := "OK"
+	defer func() {
+		if v := recover(); v != nil {
+			h.log.Error("panic in operation", "op", op, "request_id", reqID, "panic", fmt.Sprint(v))
+			code = "InternalServiceException"
+			h.writeError(w, p, reqID, exceptions[game.Internal], "An internal error occurred. Request ID: "+reqID)
+		}
+		if h.observe != nil && op != "" {
+			h.observe(op, code, time.Since(start))
+		}
+	}()
+	if err != nil {
+		code = err.code
+		h.writeError(w, p, reqID, exception{err.code, err.status}, err.message)
+		return
+	}
+	out, err2 := h.serve(r, p, op, reqID)
+	if err2 != nil {
+		var ae *authError
+		if errors.As(err2, &ae) {
+			code = ae.code
+			h.writeError(w, p, reqID, exception{ae.code, ae.status}, ae.message)
+			return
+		}
+		ex := exceptionFor(err2)
+		code = ex.code
+		msg := err2.Error()
+		if ex.code == "InternalServiceException" {
+			h.log.Error("operation failed", "op", op, "request_id", reqID, "err", err2)
+			msg = "An internal error occurred. Request ID: " + reqID
+		}
+		h.writeError(w, p, reqID, ex, msg)
+		return
+	}
+	body, encErr := wire.Encode(p, out)
+	if encErr != nil {
+		h.log.Error("encoding output", "op", op, "request_id", reqID, "err", encErr)
+		code = "InternalServiceException"
+		h.writeError(w, p, reqID, exceptions[game.Internal], "An internal error occurred. Request ID: "+reqID)
+		return
+	}
+	h.writeHeaders(w, p, reqID)
+	w.WriteHeader(http.StatusOK)
+	w.Write(body)
+}
+
+func (h *Handler) serve(r *http.Request, p wire.Protocol, op, reqID string) (any, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, MaxBodyBytes))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, game.Errorf(game.InvalidRequest, "request body exceeds %d bytes", MaxBodyBytes)
+		}
+		return nil, game.Errorf(game.InvalidRequest, "could not read request body")
+	}
+	if _, aerr := h.verifier.Verify(r, body); aerr != nil {
+		h.log.Info("authentication failed", "op", op, "request_id", reqID, "code", aerr.code)
+		return nil, aerr
+	}
+	run, ok := h.ops[op]
+	if !ok {
+		if _, modeled := wire.OperationErrors[op]; modeled {
+			return nil, game.Errorf(game.InvalidRequest, "operation %s is not supported by this service", op)
+		}
+		return nil, &authError{"UnknownOperationException", http.StatusBadRequest, "unknown operation " + op}
+	}
+	return run(r.Context(), p, body)
+}
+
+// routeError is a request that cannot be routed to an operation.
+type routeError struct {
+	code, message string
+	status        int
+}
+
+// route finds the protocol and operation of r and checks its content type.
+func route(r *http.Request) (wire.Protocol, string, *routeError) {
+	if strings.HasPrefix(r.URL.Path, cborPathPrefix) {
+		op := strings.TrimPrefix(r.URL.Path, cborPathPrefix)
+		if ct := mediaType(r.Header.Get("Content-Type")); ct != "" && ct != wire.ContentTypeCBOR {
+			return wire.CBOR, op, &routeError{"InvalidRequestException", "Content-Type must be application/cbor, not " + ct, http.StatusBadRequest}
+		}
+		return wire.CBOR, op, nil
+	}
+	target := r.Header.Get("X-Amz-Target")
+	op, ok := strings.CutPrefix(target, jsonTargetPrefix)
+	if !ok {
+		return wire.JSON, "", &routeError{"UnknownOperationException", "X-Amz-Target must be GameLift.<Operation>, not " + target, http.StatusBadRequest}
+	}
+	if ct := mediaType(r.Header.Get("Content-Type")); ct != "" && ct != wire.ContentTypeJSON && ct != "application/json" {
+		return wire.JSON, op, &routeError{"InvalidRequestException", "Content-Type must be application/x-amz-json-1.1, not " + ct, http.StatusBadRequest}
+	}
+	return wire.JSON, op, nil
+}
+
+func mediaType(ct string) string {
+	ct, _, _ = strings.Cut(ct, ";")
+	return strings.ToLower(strings.TrimSpace(ct))
+}
+
+func (h *Handler) writeHeaders(w http.ResponseWriter, p wire.Protocol, reqID string) {
+	hd := w.Header()
+	hd.Set("Content-Type", p.ContentType())
+	hd.Set("X-Amzn-Requestid", reqID)
+	if p == wire.CBOR {
+		hd.Set("Smithy-Protocol", "rpc-v2-cbor")
+	}
+}
+
+func (h *Handler) writeError(w http.ResponseWriter, p wire.Protocol, reqID string, ex exception, message string) {
+	h.writeHeaders(w, p, reqID)
+	w.Header().Set("X-Amzn-Errortype", ex.code)
+	w.WriteHeader(ex.status)
+	w.Write(wire.EncodeError(p, ex.code, message))
+}
+
+// op adapts an operation method to a handler: decode, validate, call.
+func op[In any, Out any](fn func(context.Context, *In) (*Out, error)) handler {
+	return func(ctx context.Context, p wire.Protocol, body []byte) (any, error) {
+		in := new(In)
+		if err := wire.Decode(p, body, in); err != nil {
+			return nil, game.Errorf(game.InvalidRequest, "%s", err.Error())
+		}
+		if v, ok := any(in).(interface{ Validate() error }); ok {
+			if err := v.Validate(); err != nil {
+				return nil, game.Errorf(game.InvalidRequest, "%s", err.Error())
+			}
+		}
+		out, err := fn(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
+}

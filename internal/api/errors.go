@@ -1,0 +1,43 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/anylift/anylift/internal/game"
+)
+
+// exception is how one error kind appears on the wire.
+type exception struct {
+	code   string
+	status int
+}
+
+// exceptions is the one table from error kinds to GameLift exceptions.
+// Every exception is a modeled shape (spec/control-plane-protocol.md §4.2)
+// so both botocore and the Go SDK raise their typed classes. Only
+// InternalServiceException is a 500: clients retry 500s with backoff.
+var exceptions = map[game.Kind]exception{
+	game.Internal:                    {"InternalServiceException", http.StatusInternalServerError},
+	game.InvalidRequest:              {"InvalidRequestException", http.StatusBadRequest},
+	game.NotFound:                    {"NotFoundException", http.StatusBadRequest},
+	game.Conflict:                    {"ConflictException", http.StatusBadRequest},
+	game.InvalidFleetStatus:          {"InvalidFleetStatusException", http.StatusBadRequest},
+	game.InvalidGameSessionStatus:    {"InvalidGameSessionStatusException", http.StatusBadRequest},
+	game.FleetCapacityExceeded:       {"FleetCapacityExceededException", http.StatusBadRequest},
+	game.GameSessionFull:             {"GameSessionFullException", http.StatusBadRequest},
+	game.IdempotentParameterMismatch: {"IdempotentParameterMismatchException", http.StatusBadRequest},
+	game.LimitExceeded:               {"LimitExceededException", http.StatusBadRequest},
+	game.TerminalRoutingStrategy:     {"TerminalRoutingStrategyException", http.StatusBadRequest},
+	game.NotReady:                    {"NotReadyException", http.StatusBadRequest},
+	game.Unauthorized:                {"UnauthorizedException", http.StatusBadRequest},
+	game.UnsupportedRegion:           {"UnsupportedRegionException", http.StatusBadRequest},
+	game.TaggingFailed:               {"TaggingFailedException", http.StatusBadRequest},
+}
+
+// exceptionFor returns the wire form of err's kind.
+func exceptionFor(err error) exception {
+	if e, ok := exceptions[game.KindOf(err)]; ok {
+		return e
+	}
+	return exceptions[game.Internal]
+}

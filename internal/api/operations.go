@@ -1,0 +1,27 @@
+package api
+
+import "github.com/anylift/anylift/internal/control"
+
+// operations is the operation table: every operation served, by name. Each
+// area lists its own in its ops_<area>.go file.
+func operations(s *control.Service) map[string]handler {
+	m := map[string]handler{}
+	for _, add := range []func(*control.Service, map[string]handler){
+		locationOps, tagOps, fleetOps, computeOps, aliasOps, gameSessionOps, playerSessionOps,
+	} {
+		add(s, m)
+	}
+	return m
+}
+
+func locationOps(s *control.Service, m map[string]handler) {
+	m["CreateLocation"] = op(s.CreateLocation)
+	m["ListLocations"] = op(s.ListLocations)
+	m["DeleteLocation"] = op(s.DeleteLocation)
+}
+
+func tagOps(s *control.Service, m map[string]handler) {
+	m["TagResource"] = op(s.TagResource)
+	m["UntagResource"] = op(s.UntagResource)
+	m["ListTagsForResource"] = op(s.ListTagsForResource)
+}

@@ -1,0 +1,88 @@
+// Package control is Anylift's application layer: one method per GameLift
+// operation, each run as one store transaction, plus the background loops
+// that move records along in time (reservation timeouts and the like).
+//
+// Methods take and return wire shapes that the API layer has already
+// decoded and validated against the model; they check the rules the model
+// cannot express and answer *game.Error kinds.
+package control
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/store"
+)
+
+// Config holds the service's settings; zero values take the defaults below.
+type Config struct {
+	Account game.Account
+	// AuthTokenTTL is the lifetime of a compute auth token (15 min).
+	AuthTokenTTL time.Duration
+	// ReservationTimeout is how long a RESERVED player session waits for
+	// AcceptPlayerSession before it is TIMEDOUT (60 s).
+	ReservationTimeout time.Duration
+	// MaxPlayersPerSession caps MaximumPlayerSessionCount (200).
+	MaxPlayersPerSession int
+	// SearchPageSize caps SearchGameSessions results per page (20).
+	SearchPageSize int
+}
+
+func (c *Config) defaults() {
+	if c.Account.Region == "" {
+		c.Account.Region = "us-west-2"
+	}
+	if c.Account.ID == "" {
+		c.Account.ID = "000000000000"
+	}
+	if c.AuthTokenTTL == 0 {
+		c.AuthTokenTTL = 15 * time.Minute
+	}
+	if c.ReservationTimeout == 0 {
+		c.ReservationTimeout = 60 * time.Second
+	}
+	if c.MaxPlayersPerSession == 0 {
+		c.MaxPlayersPerSession = 200
+	}
+	if c.SearchPageSize == 0 {
+		c.SearchPageSize = 20
+	}
+}
+
+// Service implements the control-plane operations.
+type Service struct {
+	store store.Store
+	cfg   Config
+	now   func() time.Time
+	log   *slog.Logger
+}
+
+// New returns a Service over st. now is the clock (time.Now when nil).
+func New(st store.Store, cfg Config, now func() time.Time, log *slog.Logger) *Service {
+	cfg.defaults()
+	if now == nil {
+		now = time.Now
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Service{store: st, cfg: cfg, now: now, log: log}
+}
+
+// Config returns the settings in effect, defaults filled in.
+func (s *Service) Config() Config { return s.cfg }
+
+// clock returns the current time, truncated to the millisecond precision
+// that timestamps have on the wire and in the store.
+func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Millisecond) }
+
+// update and view run fn in a transaction.
+func (s *Service) update(ctx context.Context, fn func(store.Tx) error) error {
+	return s.store.Update(ctx, fn)
+}
+
+func (s *Service) view(ctx context.Context, fn func(store.Tx) error) error {
+	return s.store.View(ctx, fn)
+}

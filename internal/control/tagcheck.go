@@ -1,0 +1,10 @@
+package control
+
+import "github.com/anylift/anylift/internal/store"
+
+// tagCheckers maps a taggable resource type (the ARN's "<type>/" segment)
+// to a lookup that answers NotFound when the resource is absent. Each area
+// adds its resource type here.
+func (s *Service) tagCheckers() map[string]func(tx store.Tx, id string) error {
+	return map[string]func(tx store.Tx, id string) error{}
+}

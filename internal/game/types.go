@@ -1,0 +1,214 @@
+package game
+
+import "time"
+
+// Location is a custom location (GameLift Anywhere), or an AWS Region.
+type Location struct {
+	Name         string
+	ARN          string
+	CreationTime time.Time
+	Tags         []Tag
+}
+
+// Fleet statuses used by Anylift: an Anywhere fleet is ACTIVE at once
+// (DESIGN.md decision 6).
+const (
+	FleetActive     = "ACTIVE"
+	FleetDeleting   = "DELETING"
+	FleetTerminated = "TERMINATED"
+)
+
+// Fleet is an Anywhere fleet.
+type Fleet struct {
+	ID                             string
+	ARN                            string
+	Name                           string
+	Description                    string
+	Status                         string
+	CreationTime                   time.Time
+	TerminationTime                time.Time
+	ComputeType                    string
+	Locations                      []string // custom locations, in creation order
+	NewGameSessionProtectionPolicy string
+	CreationLimit                  CreationLimit
+	MetricGroups                   []string
+	AnywhereCost                   string
+	Runtime                        RuntimeConfiguration
+	// Doc holds attributes stored but not interpreted by Anylift (for
+	// example ServerLaunchPath on EC2-style requests), as JSON.
+	Doc map[string]any
+}
+
+// CreationLimit is a fleet's ResourceCreationLimitPolicy; zero fields mean
+// "no limit".
+type CreationLimit struct {
+	NewGameSessionsPerCreator int
+	PolicyPeriodInMinutes     int
+}
+
+// RuntimeConfiguration tells the agent what to run on each compute.
+type RuntimeConfiguration struct {
+	ServerProcesses                     []ServerProcess
+	MaxConcurrentGameSessionActivations int // 0: no cap (DESIGN.md decision 5)
+	GameSessionActivationTimeoutSeconds int // 0: the default, 300 s
+}
+
+// ServerProcess is one line of a runtime configuration.
+type ServerProcess struct {
+	LaunchPath           string
+	Parameters           string
+	ConcurrentExecutions int
+}
+
+// Compute statuses.
+const (
+	ComputeActive      = "ACTIVE"
+	ComputePending     = "PENDING"
+	ComputeTerminating = "TERMINATING"
+	ComputeImpaired    = "IMPAIRED"
+)
+
+// Compute is a machine registered to an Anywhere fleet.
+type Compute struct {
+	FleetID         string
+	Name            string
+	ARN             string
+	Location        string
+	IPAddress       string
+	DNSName         string
+	CertificatePath string
+	Status          string
+	CreationTime    time.Time
+}
+
+// AuthToken is a compute auth token. Only its hash is stored; Secret is set
+// just once, when it is minted.
+type AuthToken struct {
+	Hash        string
+	Secret      string
+	FleetID     string
+	ComputeName string
+	Expires     time.Time
+	Created     time.Time
+}
+
+// Routing strategy types of an alias.
+const (
+	RoutingSimple   = "SIMPLE"
+	RoutingTerminal = "TERMINAL"
+)
+
+// Alias points at a fleet, or nowhere with a message.
+type Alias struct {
+	ID              string
+	ARN             string
+	Name            string
+	Description     string
+	RoutingType     string
+	FleetID         string // SIMPLE only
+	Message         string // TERMINAL only
+	CreationTime    time.Time
+	LastUpdatedTime time.Time
+}
+
+// Game session statuses and status reasons.
+const (
+	SessionActivating  = "ACTIVATING"
+	SessionActive      = "ACTIVE"
+	SessionTerminating = "TERMINATING"
+	SessionTerminated  = "TERMINATED"
+	SessionError       = "ERROR"
+
+	ReasonInterrupted                 = "INTERRUPTED"
+	ReasonTriggeredOnProcessTerminate = "TRIGGERED_ON_PROCESS_TERMINATE"
+	ReasonForceTerminated             = "FORCE_TERMINATED"
+
+	AcceptAll = "ACCEPT_ALL"
+	DenyAll   = "DENY_ALL"
+
+	NoProtection   = "NoProtection"
+	FullProtection = "FullProtection"
+)
+
+// Property is a game property.
+type Property struct {
+	Key   string
+	Value string
+}
+
+// GameSession is a game session record.
+type GameSession struct {
+	ID                          string // the full ARN
+	IDString                    string // IdempotencyToken or gsess-<uuid>
+	Name                        string
+	FleetID                     string
+	FleetARN                    string
+	Location                    string
+	ComputeName                 string
+	ProcessID                   string
+	CreationTime                time.Time
+	TerminationTime             time.Time
+	CurrentPlayerSessionCount   int
+	MaximumPlayerSessionCount   int
+	Status                      string
+	StatusReason                string
+	Properties                  []Property
+	IPAddress                   string
+	DNSName                     string
+	Port                        int
+	PlayerSessionCreationPolicy string
+	ProtectionPolicy            string
+	CreatorID                   string
+	GameSessionData             string
+	MatchmakerData              string
+}
+
+// Live reports whether the session has not ended.
+func (s *GameSession) Live() bool {
+	return s.Status == SessionActivating || s.Status == SessionActive || s.Status == SessionTerminating
+}
+
+// Player session statuses.
+const (
+	PlayerReserved  = "RESERVED"
+	PlayerActive    = "ACTIVE"
+	PlayerCompleted = "COMPLETED"
+	PlayerTimedOut  = "TIMEDOUT"
+)
+
+// PlayerSession is a seat in a game session.
+type PlayerSession struct {
+	ID              string
+	PlayerID        string
+	GameSessionID   string
+	FleetID         string
+	FleetARN        string
+	CreationTime    time.Time
+	TerminationTime time.Time
+	Status          string
+	IPAddress       string
+	DNSName         string
+	Port            int
+	PlayerData      string
+}
+
+// Occupies reports whether the player session holds a seat.
+func (p *PlayerSession) Occupies() bool {
+	return p.Status == PlayerReserved || p.Status == PlayerActive
+}
+
+// Event is a fleet event.
+type Event struct {
+	ID         string
+	FleetID    string
+	ResourceID string
+	Code       string
+	Message    string
+	Time       time.Time
+}
+
+// Tag is a resource tag.
+type Tag struct {
+	Key   string
+	Value string
+}

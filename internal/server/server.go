@@ -1,0 +1,190 @@
+// Package server assembles Anylift's service: it opens the store, builds
+// the application and its HTTP front doors, listens, and shuts all of it
+// down in order. cmd/anylift and the tests start it the same way.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/anylift/anylift/internal/api"
+	"github.com/anylift/anylift/internal/control"
+	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/store"
+	"github.com/anylift/anylift/internal/store/postgres"
+	"github.com/anylift/anylift/internal/store/sqlite"
+)
+
+// Config is everything the service needs; cmd/anylift fills it from flags,
+// the environment and a config file.
+type Config struct {
+	Listen    string // host:port of the API listener (127.0.0.1:9870)
+	DataDir   string // the embedded store's directory
+	Store     string // empty: SQLite in DataDir; postgres://...: PostgreSQL
+	Region    string
+	AccountID string
+	// Credentials maps access key ids to secret keys accepted by SigV4.
+	Credentials map[string]string
+	// AnyCredentials accepts any well-formed signature. Local use only.
+	AnyCredentials bool
+	// SQLiteSynchronous is FULL (default) or NORMAL.
+	SQLiteSynchronous string
+
+	AuthTokenTTL         time.Duration
+	ReservationTimeout   time.Duration
+	MaxPlayersPerSession int
+
+	Log *slog.Logger
+	Now func() time.Time // the clock; time.Now when nil
+}
+
+// Server is a running Anylift service.
+type Server struct {
+	cfg   Config
+	store store.Store
+	svc   *control.Service
+	api   *api.Handler
+	ln    net.Listener
+	http  *http.Server
+
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// Start opens the store, listens on cfg.Listen and serves in the
+// background until Close.
+func Start(ctx context.Context, cfg Config) (*Server, error) {
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if len(cfg.Credentials) == 0 && !cfg.AnyCredentials {
+		return nil, errors.New("no credentials configured: pass --access-key and --secret-key, --credentials-file, or --insecure-any-credentials")
+	}
+	st, err := openStore(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	s, err := start(ctx, cfg, st)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func openStore(ctx context.Context, cfg Config) (store.Store, error) {
+	if strings.HasPrefix(cfg.Store, "postgres://") || strings.HasPrefix(cfg.Store, "postgresql://") {
+		return postgres.Open(ctx, cfg.Store)
+	}
+	if cfg.Store != "" && cfg.Store != "sqlite" {
+		return nil, fmt.Errorf("--store must be empty (SQLite in --data-dir) or a postgres:// URL")
+	}
+	if cfg.DataDir == "" {
+		return nil, errors.New("--data-dir is required for the embedded store")
+	}
+	return sqlite.Open(ctx, cfg.DataDir, sqlite.Options{Synchronous: cfg.SQLiteSynchronous})
+}
+
+func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
+	svc := control.New(st, control.Config{
+		Account:              game.Account{Region: cfg.Region, ID: cfg.AccountID},
+		AuthTokenTTL:         cfg.AuthTokenTTL,
+		ReservationTimeout:   cfg.ReservationTimeout,
+		MaxPlayersPerSession: cfg.MaxPlayersPerSession,
+	}, cfg.Now, cfg.Log)
+	if cfg.AnyCredentials {
+		cfg.Log.Warn("INSECURE: --insecure-any-credentials is set; any well-formed signature from any access key is accepted. Use this for local development only.")
+	}
+	h := api.New(svc, api.Options{
+		Verifier: &api.Verifier{Secrets: cfg.Credentials, AnyCredentials: cfg.AnyCredentials, Now: cfg.Now},
+		Log:      cfg.Log,
+	})
+	listen := cfg.Listen
+	if listen == "" {
+		listen = "127.0.0.1:9870"
+	}
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, store: st, svc: svc, api: h, ln: ln}
+	s.http = &http.Server{
+		Handler:           s.routes(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(cfg.Log.Handler(), slog.LevelWarn),
+	}
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	s.cancel = cancel
+	s.wg.Add(2)
+	go func() {
+		defer s.wg.Done()
+		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			cfg.Log.Error("API listener stopped", "err", err)
+		}
+	}()
+	go func() {
+		defer s.wg.Done()
+		svc.Run(runCtx)
+	}()
+	cfg.Log.Info("anylift serving", "listen", ln.Addr().String(), "store", storeName(cfg), "region", svc.Config().Account.Region)
+	return s, nil
+}
+
+func storeName(cfg Config) string {
+	if cfg.Store != "" {
+		return "postgres"
+	}
+	return "sqlite:" + cfg.DataDir
+}
+
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", s.healthz)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if api.Match(r) {
+			s.api.ServeHTTP(w, r)
+			return
+		}
+		http.NotFound(w, r)
+	})
+	return mux
+}
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if err := s.store.View(ctx, func(store.Tx) error { return nil }); err != nil {
+		http.Error(w, "store unavailable", http.StatusServiceUnavailable)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Write([]byte("ok\n"))
+}
+
+// Addr is the API listener's address.
+func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+// URL is the API's base URL, for --endpoint-url.
+func (s *Server) URL() string { return "http://" + s.Addr() }
+
+// Service is the application, for tests and in-process tools.
+func (s *Server) Service() *control.Service { return s.svc }
+
+// Close stops accepting requests, lets those in flight finish (until ctx
+// ends), stops the background loops and closes the store.
+func (s *Server) Close(ctx context.Context) error {
+	err := s.http.Shutdown(ctx)
+	s.cancel()
+	s.wg.Wait()
+	if e := s.store.Close(); err == nil {
+		err = e
+	}
+	return err
+}

@@ -1,0 +1,5 @@
+package store
+
+// AliasTx reads and writes alias records.
+type AliasTx interface {
+}

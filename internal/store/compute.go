@@ -1,0 +1,5 @@
+package store
+
+// ComputeTx reads and writes compute records.
+type ComputeTx interface {
+}

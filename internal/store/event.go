@@ -1,0 +1,5 @@
+package store
+
+// EventTx reads and writes event records.
+type EventTx interface {
+}

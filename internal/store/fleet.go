@@ -1,0 +1,5 @@
+package store
+
+// FleetTx reads and writes fleet records.
+type FleetTx interface {
+}

@@ -1,0 +1,5 @@
+package store
+
+// GameSessionTx reads and writes gamesession records.
+type GameSessionTx interface {
+}

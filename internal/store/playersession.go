@@ -1,0 +1,5 @@
+package store
+
+// PlayerSessionTx reads and writes playersession records.
+type PlayerSessionTx interface {
+}

@@ -1,0 +1,229 @@
+// Package sqldb is the SQL core both backends share: transactions, the
+// migration runner, cursors, and the queries behind store.Tx. Queries are
+// written once with '?' placeholders; the PostgreSQL dialect rebinds them.
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/anylift/anylift/internal/store"
+)
+
+// Dialect is what differs between the backends.
+type Dialect struct {
+	Name string
+	// Numbered rewrites '?' placeholders as $1, $2, ...
+	Numbered bool
+	// ForUpdate is appended to single-record reads inside Update.
+	ForUpdate string
+	// IsUnique reports a unique-constraint violation.
+	IsUnique func(error) bool
+	// IsRetryable reports a failure after which the whole transaction may
+	// be run again (serialization failure, deadlock, busy).
+	IsRetryable func(error) bool
+}
+
+// DB is a store.Store over database/sql.
+type DB struct {
+	write   *sql.DB
+	read    *sql.DB
+	dialect *Dialect
+	queries sync.Map // query text → rebound text
+}
+
+// New returns a DB that writes through write and reads through read (they
+// may be the same pool).
+func New(write, read *sql.DB, d Dialect) *DB {
+	return &DB{write: write, read: read, dialect: &d}
+}
+
+var _ store.Store = (*DB)(nil)
+
+// Dialect returns the backend's name ("sqlite" or "postgres").
+func (db *DB) Dialect() string { return db.dialect.Name }
+
+// Close closes both pools.
+func (db *DB) Close() error {
+	err := db.write.Close()
+	if db.read != db.write {
+		if e := db.read.Close(); err == nil {
+			err = e
+		}
+	}
+	return err
+}
+
+const maxAttempts = 10
+
+// Update implements store.Store.
+func (db *DB) Update(ctx context.Context, fn func(store.Tx) error) error {
+	var err error
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		err = db.run(ctx, db.write, false, fn)
+		if err == nil || !db.dialect.IsRetryable(err) || ctx.Err() != nil {
+			return err
+		}
+	}
+	return err
+}
+
+// View implements store.Store.
+func (db *DB) View(ctx context.Context, fn func(store.Tx) error) error {
+	return db.run(ctx, db.read, true, fn)
+}
+
+func (db *DB) run(ctx context.Context, pool *sql.DB, readOnly bool, fn func(store.Tx) error) error {
+	opts := &sql.TxOptions{ReadOnly: readOnly && db.dialect.Name == "postgres"}
+	sqlTx, err := pool.BeginTx(ctx, opts)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	t := &Tx{tx: sqlTx, db: db, ctx: ctx, writable: !readOnly}
+	if err := fn(t); err != nil {
+		sqlTx.Rollback()
+		return err
+	}
+	if readOnly {
+		return sqlTx.Rollback()
+	}
+	if err := sqlTx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// rebind rewrites '?' placeholders for numbered dialects, once per query.
+func (db *DB) rebind(q string) string {
+	if !db.dialect.Numbered {
+		return q
+	}
+	if v, ok := db.queries.Load(q); ok {
+		return v.(string)
+	}
+	var b strings.Builder
+	n := 0
+	for i := 0; i < len(q); i++ {
+		if q[i] == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteByte(q[i])
+	}
+	out := b.String()
+	db.queries.Store(q, out)
+	return out
+}
+
+// Tx implements store.Tx.
+type Tx struct {
+	tx       *sql.Tx
+	db       *DB
+	ctx      context.Context
+	writable bool
+}
+
+func (t *Tx) exec(q string, args ...any) (sql.Result, error) {
+	return t.tx.ExecContext(t.ctx, t.db.rebind(q), args...)
+}
+
+func (t *Tx) query(q string, args ...any) (*sql.Rows, error) {
+	return t.tx.QueryContext(t.ctx, t.db.rebind(q), args...)
+}
+
+func (t *Tx) queryRow(q string, args ...any) *sql.Row {
+	return t.tx.QueryRowContext(t.ctx, t.db.rebind(q), args...)
+}
+
+// lock is appended to single-record reads: inside Update on PostgreSQL it
+// locks the row until the transaction ends.
+func (t *Tx) lock() string {
+	if t.writable {
+		return t.db.dialect.ForUpdate
+	}
+	return ""
+}
+
+// isUnique reports a unique-constraint violation.
+func (t *Tx) isUnique(err error) bool { return err != nil && t.db.dialect.IsUnique(err) }
+
+// Migrate applies, in name order, every *.sql file of fsys not yet applied,
+// each in its own transaction, recording it in schema_migrations.
+func (db *DB) Migrate(ctx context.Context, fsys fs.FS) error {
+	if _, err := db.write.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY)`); err != nil {
+		return fmt.Errorf("migrations table: %w", err)
+	}
+	names, err := fs.Glob(fsys, "*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if err := db.migrate(ctx, fsys, name); err != nil {
+			return fmt.Errorf("migration %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+func (db *DB) migrate(ctx context.Context, fsys fs.FS, name string) error {
+	body, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		return err
+	}
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var seen int
+	err = tx.QueryRowContext(ctx, db.rebind(`SELECT COUNT(*) FROM schema_migrations WHERE name = ?`), name).Scan(&seen)
+	if err != nil || seen > 0 {
+		return err
+	}
+	for _, stmt := range splitStatements(string(body)) {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("%w\n%s", err, stmt)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, db.rebind(`INSERT INTO schema_migrations (name) VALUES (?)`), name); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// splitStatements splits a migration at semicolons that end a line.
+// Migrations hold plain DDL, without procedural bodies.
+func splitStatements(s string) []string {
+	var out []string
+	var cur strings.Builder
+	for _, line := range strings.Split(s, "\n") {
+		trimmed := strings.TrimSpace(line)
+		if strings.HasPrefix(trimmed, "--") {
+			continue
+		}
+		cur.WriteString(line)
+		cur.WriteByte('\n')
+		if strings.HasSuffix(trimmed, ";") {
+			if st := strings.TrimSpace(cur.String()); st != ";" {
+				out = append(out, st)
+			}
+			cur.Reset()
+		}
+	}
+	if st := strings.TrimSpace(cur.String()); st != "" {
+		out = append(out, st)
+	}
+	return out
+}
+
+// errNoRows reports sql.ErrNoRows.
+func errNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }

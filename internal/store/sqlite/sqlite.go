@@ -1,0 +1,102 @@
+// Package sqlite opens Anylift's embedded store: SQLite through a cgo-free
+// driver, in WAL mode, with one writer connection and a pool of readers.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/anylift/anylift/internal/store/sqldb"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// FileName is the database file's name inside the data directory.
+const FileName = "anylift.db"
+
+// Options tune the embedded store.
+type Options struct {
+	// Synchronous is SQLite's synchronous pragma: FULL (default) syncs the
+	// WAL at every commit, so nothing acknowledged is lost even on power
+	// failure; NORMAL survives process crashes (kill -9) but not power loss.
+	Synchronous string
+}
+
+// Open opens (creating if needed) the store in dir and applies migrations.
+func Open(ctx context.Context, dir string, opts Options) (*sqldb.DB, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("data directory: %w", err)
+	}
+	syncMode := strings.ToUpper(opts.Synchronous)
+	if syncMode == "" {
+		syncMode = "FULL"
+	}
+	if syncMode != "FULL" && syncMode != "NORMAL" {
+		return nil, fmt.Errorf("sqlite synchronous must be FULL or NORMAL, not %q", opts.Synchronous)
+	}
+	path := filepath.Join(dir, FileName)
+	q := url.Values{}
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous("+syncMode+")")
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "foreign_keys(1)")
+	writeDSN := "file:" + path + "?" + q.Encode() + "&_txlock=immediate"
+	q.Add("_pragma", "query_only(1)")
+	readDSN := "file:" + path + "?" + q.Encode()
+
+	write, err := sql.Open("sqlite", writeDSN)
+	if err != nil {
+		return nil, err
+	}
+	write.SetMaxOpenConns(1)
+	write.SetMaxIdleConns(1)
+	write.SetConnMaxLifetime(0)
+	read, err := sql.Open("sqlite", readDSN)
+	if err != nil {
+		write.Close()
+		return nil, err
+	}
+	n := runtime.GOMAXPROCS(0) * 2
+	read.SetMaxOpenConns(n)
+	read.SetMaxIdleConns(n)
+	read.SetConnMaxLifetime(0)
+
+	db := sqldb.New(write, read, sqldb.Dialect{
+		Name:        "sqlite",
+		IsUnique:    isUnique,
+		IsRetryable: isBusy,
+	})
+	if err := db.Migrate(ctx, mustSub(migrations, "migrations")); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+func isUnique(err error) bool {
+	var e *sqlite.Error
+	if errors.As(err, &e) {
+		return e.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || e.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
+	}
+	return false
+}
+
+func isBusy(err error) bool {
+	var e *sqlite.Error
+	if errors.As(err, &e) {
+		return e.Code()&0xff == sqlite3.SQLITE_BUSY || e.Code()&0xff == sqlite3.SQLITE_LOCKED
+	}
+	return false
+}

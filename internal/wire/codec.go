@@ -1,0 +1,210 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/fxamacker/cbor/v2"
+)
+
+// Protocol is one of the two control-plane wire protocols.
+type Protocol int
+
+const (
+	JSON Protocol = iota // AWS JSON 1.1: POST / with X-Amz-Target
+	CBOR                 // Smithy RPC v2 CBOR: POST /service/GameLift/operation/<Op>
+)
+
+// Content types answered in each protocol.
+const (
+	ContentTypeJSON = "application/x-amz-json-1.1"
+	ContentTypeCBOR = "application/cbor"
+)
+
+// ContentType is the Content-Type of bodies in protocol p.
+func (p Protocol) ContentType() string {
+	if p == CBOR {
+		return ContentTypeCBOR
+	}
+	return ContentTypeJSON
+}
+
+func (p Protocol) String() string {
+	if p == CBOR {
+		return "rpc-v2-cbor"
+	}
+	return "awsJson1_1"
+}
+
+// DecodeError says why a request body could not be decoded into its input
+// shape. Member is the offending member path when known.
+type DecodeError struct {
+	Member string
+	Reason string
+}
+
+func (e *DecodeError) Error() string {
+	if e.Member != "" {
+		return fmt.Sprintf("invalid value for member '%s': %s", e.Member, e.Reason)
+	}
+	return "malformed request body: " + e.Reason
+}
+
+var (
+	cborDec cbor.DecMode
+	cborEnc cbor.EncMode
+)
+
+func init() {
+	var err error
+	cborDec, err = cbor.DecOptions{
+		DupMapKey:         cbor.DupMapKeyEnforcedAPF,
+		IndefLength:       cbor.IndefLengthAllowed,
+		MaxNestedLevels:   32,
+		MaxArrayElements:  65536,
+		MaxMapPairs:       65536,
+		FieldNameMatching: cbor.FieldNameMatchingCaseSensitive,
+		UTF8:              cbor.UTF8RejectInvalid,
+	}.DecMode()
+	if err != nil {
+		panic(err)
+	}
+	cborEnc, err = cbor.EncOptions{}.EncMode()
+	if err != nil {
+		panic(err)
+	}
+}
+
+// Decode reads body, in protocol p, into the input shape v (a pointer to a
+// struct). An empty body is an empty input.
+func Decode(p Protocol, body []byte, v any) error {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil
+	}
+	if p == CBOR {
+		return decodeCBOR(body, v)
+	}
+	return decodeJSON(body, v)
+}
+
+func decodeJSON(body []byte, v any) error {
+	trimmed := bytes.TrimLeft(body, " \t\r\n")
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		return &DecodeError{Reason: "the body must be a JSON object"}
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(v); err != nil {
+		return jsonError(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return &DecodeError{Reason: "unexpected data after the JSON object"}
+	}
+	return nil
+}
+
+func jsonError(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return &DecodeError{Member: te.Field, Reason: fmt.Sprintf("expected %s, got JSON %s", goKind(te.Type.String()), te.Value)}
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return &DecodeError{Reason: fmt.Sprintf("invalid JSON at offset %d", se.Offset)}
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return &DecodeError{Reason: "truncated JSON"}
+	}
+	return &DecodeError{Reason: err.Error()}
+}
+
+func decodeCBOR(body []byte, v any) error {
+	if body[0]>>5 != 5 {
+		return &DecodeError{Reason: "the body must be a CBOR map"}
+	}
+	rest, err := cborDec.UnmarshalFirst(body, v)
+	if err != nil {
+		return cborError(err)
+	}
+	if len(rest) != 0 {
+		return &DecodeError{Reason: "unexpected data after the CBOR map"}
+	}
+	return nil
+}
+
+func cborError(err error) error {
+	var te *cbor.UnmarshalTypeError
+	if errors.As(err, &te) {
+		member := te.StructFieldName
+		return &DecodeError{Member: member, Reason: fmt.Sprintf("expected %s, got CBOR %s", goKind(te.GoType), te.CBORType)}
+	}
+	var dup *cbor.DupMapKeyError
+	if errors.As(err, &dup) {
+		return &DecodeError{Reason: fmt.Sprintf("duplicate map key %v", dup.Key)}
+	}
+	msg := err.Error()
+	msg = strings.TrimPrefix(msg, "cbor: ")
+	return &DecodeError{Reason: msg}
+}
+
+// goKind names a Go type in the words of the model.
+func goKind(t string) string {
+	t = strings.TrimPrefix(t, "*")
+	switch {
+	case t == "string":
+		return "a string"
+	case t == "int32" || t == "int64":
+		return "an integer"
+	case t == "float32" || t == "float64":
+		return "a number"
+	case t == "bool":
+		return "a boolean"
+	case strings.HasPrefix(t, "[]uint8"):
+		return "a blob"
+	case strings.HasPrefix(t, "[]"):
+		return "a list"
+	case strings.HasPrefix(t, "map["):
+		return "a map"
+	case strings.HasPrefix(t, "wire."):
+		return "a structure"
+	}
+	return t
+}
+
+// Encode writes the output shape v in protocol p. A nil v is an empty
+// structure.
+func Encode(p Protocol, v any) ([]byte, error) {
+	if p == CBOR {
+		if v == nil {
+			return []byte{0xa0}, nil
+		}
+		return cborEnc.Marshal(v)
+	}
+	if v == nil {
+		return []byte("{}"), nil
+	}
+	return json.Marshal(v)
+}
+
+// ErrorBody is the body of an error answer in either protocol. Both message
+// keys are sent: botocore reads "message", the Go SDK's typed errors read
+// "Message" (spec/control-plane-protocol.md §3.3).
+type ErrorBody struct {
+	Type     string `json:"__type"`
+	Message  string `json:"message"`
+	MessageU string `json:"Message"`
+}
+
+// EncodeError writes an error body. code is the bare exception name.
+func EncodeError(p Protocol, code, message string) []byte {
+	b := ErrorBody{Type: code, Message: message, MessageU: message}
+	if p == CBOR {
+		out, _ := cborEnc.Marshal(b)
+		return out
+	}
+	out, _ := json.Marshal(b)
+	return out
+}

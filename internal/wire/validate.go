@@ -1,0 +1,105 @@
+package wire
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// ValidationError collects the model-constraint violations of one request,
+// worded as the service words them:
+//
+//	1 validation error detected: Value 'x' at 'fleetId' failed to satisfy
+//	constraint: Member must satisfy regular expression pattern: ...
+type ValidationError struct {
+	Problems []string
+}
+
+func (e *ValidationError) Error() string {
+	n := len(e.Problems)
+	noun := "error"
+	if n != 1 {
+		noun = "errors"
+	}
+	return fmt.Sprintf("%d validation %s detected: %s", n, noun, strings.Join(e.Problems, "; "))
+}
+
+func (e *ValidationError) err() error {
+	if len(e.Problems) == 0 {
+		return nil
+	}
+	return e
+}
+
+func (e *ValidationError) add(value, path, constraint string) {
+	e.Problems = append(e.Problems, fmt.Sprintf("Value %s at '%s' failed to satisfy constraint: %s", value, path, constraint))
+}
+
+func (e *ValidationError) required(path string) {
+	e.add("null", path, "Member must not be null")
+}
+
+// quote renders a value for a message: quoted, shortened, never a secret.
+func quote(v string, sensitive bool) string {
+	if sensitive {
+		return "'***'"
+	}
+	const maxEcho = 64
+	if utf8.RuneCountInString(v) > maxEcho {
+		r := []rune(v)
+		v = string(r[:maxEcho]) + "..."
+	}
+	return "'" + v + "'"
+}
+
+func (e *ValidationError) str(path, v string, min, max int, re *regexp.Regexp, enum []string, sensitive bool) {
+	n := utf8.RuneCountInString(v)
+	if !utf8.ValidString(v) {
+		e.add("(invalid UTF-8)", path, "Member must be valid UTF-8")
+		return
+	}
+	if min >= 0 && n < min {
+		e.add(quote(v, sensitive), path, fmt.Sprintf("Member must have length greater than or equal to %d", min))
+	}
+	if max >= 0 && n > max {
+		e.add(quote(v, sensitive), path, fmt.Sprintf("Member must have length less than or equal to %d", max))
+	}
+	if re != nil && !re.MatchString(v) {
+		e.add(quote(v, sensitive), path, "Member must satisfy regular expression pattern: "+strings.TrimSuffix(strings.TrimPrefix(re.String(), "^(?:"), ")$"))
+	}
+	if enum != nil && !contains(enum, v) {
+		e.add(quote(v, sensitive), path, "Member must satisfy enum value set: ["+strings.Join(enum, ", ")+"]")
+	}
+}
+
+func (e *ValidationError) num(path string, v float64, hasMin bool, min int64, hasMax bool, max int64) {
+	s := strconv.FormatFloat(v, 'f', -1, 64)
+	if hasMin && v < float64(min) {
+		e.add("'"+s+"'", path, fmt.Sprintf("Member must have value greater than or equal to %d", min))
+	}
+	if hasMax && v > float64(max) {
+		e.add("'"+s+"'", path, fmt.Sprintf("Member must have value less than or equal to %d", max))
+	}
+}
+
+func (e *ValidationError) count(path string, n, min, max int) {
+	if min >= 0 && n < min {
+		e.add("of length "+itoa(n), path, fmt.Sprintf("Member must have length greater than or equal to %d", min))
+	}
+	if max >= 0 && n > max {
+		e.add("of length "+itoa(n), path, fmt.Sprintf("Member must have length less than or equal to %d", max))
+	}
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+func contains(list []string, v string) bool {
+	for _, s := range list {
+		if s == v {
+			return true
+		}
+	}
+	return false
+}
