@@ -1,5 +1,30 @@
 package store
 
-// ComputeTx reads and writes compute records.
+import (
+	"time"
+
+	"github.com/anylift/anylift/internal/game"
+)
+
+// ComputeTx reads and writes computes and their auth tokens.
 type ComputeTx interface {
+	// InsertCompute adds c; Conflict when the fleet has a compute of that name.
+	InsertCompute(c *game.Compute) error
+	// GetCompute returns the compute; NotFound when absent.
+	GetCompute(fleetID, name string) (*game.Compute, error)
+	// UpdateCompute overwrites the stored compute; NotFound when absent.
+	UpdateCompute(c *game.Compute) error
+	// DeleteCompute removes the compute and its auth tokens; NotFound when absent.
+	DeleteCompute(fleetID, name string) error
+	// ListComputes lists a fleet's computes by name, in one location when
+	// location is not empty.
+	ListComputes(fleetID, location string, p Page) (list []*game.Compute, next string, err error)
+	// CountComputes returns the number of computes of a fleet per location.
+	CountComputes(fleetID string) (map[string]int, error)
+	// InsertAuthToken records a token by its hash.
+	InsertAuthToken(t *game.AuthToken) error
+	// GetAuthToken returns the token with this hash; NotFound when absent.
+	GetAuthToken(hash string) (*game.AuthToken, error)
+	// DeleteExpiredAuthTokens removes tokens that expired before t.
+	DeleteExpiredAuthTokens(t time.Time) (int, error)
 }

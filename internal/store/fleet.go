@@ -1,5 +1,19 @@
 package store
 
-// FleetTx reads and writes fleet records.
+import "github.com/anylift/anylift/internal/game"
+
+// FleetTx reads and writes fleets.
 type FleetTx interface {
+	// InsertFleet adds f; Conflict when the id is taken.
+	InsertFleet(f *game.Fleet) error
+	// GetFleet returns the fleet; NotFound when absent (or deleted).
+	GetFleet(id string) (*game.Fleet, error)
+	// UpdateFleet overwrites the stored fleet f.ID; NotFound when absent.
+	UpdateFleet(f *game.Fleet) error
+	// DeleteFleet removes the fleet record; NotFound when absent.
+	DeleteFleet(id string) error
+	// ListFleets lists fleets in creation order.
+	ListFleets(p Page) (list []*game.Fleet, next string, err error)
+	// FleetsInLocation returns the ids of fleets that use the location.
+	FleetsInLocation(location string) ([]string, error)
 }
