@@ -212,3 +212,14 @@ type Tag struct {
 	Key   string
 	Value string
 }
+
+// Searchable reports whether a game property key can be searched: keys
+// containing '.' are stored but not indexed (spec/semantics.md §2.1).
+func Searchable(key string) bool {
+	for i := 0; i < len(key); i++ {
+		if key[i] == '.' {
+			return false
+		}
+	}
+	return true
+}

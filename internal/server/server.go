@@ -188,3 +188,6 @@ func (s *Server) Close(ctx context.Context) error {
 	}
 	return err
 }
+
+// Store is the server's store, for tests that seed or inspect records.
+func (s *Server) Store() store.Store { return s.store }

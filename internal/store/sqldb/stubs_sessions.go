@@ -9,9 +9,7 @@ import (
 
 // Placeholders until the sessions area lands; replace this file.
 
-func (t *Tx) InsertGameSession(s *game.GameSession) error         { return errTODO }
-func (t *Tx) GetGameSession(id string) (*game.GameSession, error) { return nil, errTODO }
-func (t *Tx) UpdateGameSession(s *game.GameSession) error         { return errTODO }
+func (t *Tx) UpdateGameSession(s *game.GameSession) error { return errTODO }
 func (t *Tx) ListGameSessions(f store.SessionFilter, p store.Page) ([]*game.GameSession, string, error) {
 	return nil, "", errTODO
 }
