@@ -16,3 +16,9 @@ func (s *Service) endComputeSessions(tx store.Tx, fleetID, computeName string) e
 // endFleetSessions ends the live game sessions of a fleet being deleted.
 // Owned by the sessions area.
 func (s *Service) endFleetSessions(tx store.Tx, fleetID string) error { return nil }
+
+// activeProcesses counts a fleet's ACTIVE server processes per location.
+// Owned by the server-process area; until it lands there are none.
+func (s *Service) activeProcesses(tx store.Tx, fleetID string) (map[string]int, error) {
+	return map[string]int{}, nil
+}
