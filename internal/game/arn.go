@@ -18,10 +18,10 @@ func (a Account) arn(resource string) string {
 	return "arn:" + Partition + ":gamelift:" + a.Region + ":" + a.ID + ":" + resource
 }
 
-func (a Account) FleetARN(fleetID string) string      { return a.arn("fleet/" + fleetID) }
-func (a Account) AliasARN(aliasID string) string      { return a.arn("alias/" + aliasID) }
-func (a Account) LocationARN(name string) string      { return a.arn("location/" + name) }
-func (a Account) QueueARN(name string) string         { return a.arn("gamesessionqueue/" + name) }
+func (a Account) FleetARN(fleetID string) string       { return a.arn("fleet/" + fleetID) }
+func (a Account) AliasARN(aliasID string) string       { return a.arn("alias/" + aliasID) }
+func (a Account) LocationARN(name string) string       { return a.arn("location/" + name) }
+func (a Account) QueueARN(name string) string          { return a.arn("gamesessionqueue/" + name) }
 func (a Account) ComputeARN(computeName string) string { return a.arn("compute/" + computeName) }
 
 // GameSessionARN is a game session's id: DESIGN.md decision 1. The account

@@ -1,0 +1,279 @@
+// Package bench measures the control plane end to end: the real server on
+// 127.0.0.1:0, real HTTP, requests signed with SigV4 as botocore signs
+// them, answers decoded. Next to the operations, a trivial HTTP handler
+// measured the same way is the ceiling of this machine and client.
+//
+//	go test ./internal/bench -run '^$' -bench . -benchtime 10000x
+//
+// Each benchmark reports req/s and latency percentiles (p50, p99, in µs).
+// ANYLIFT_TEST_POSTGRES adds the PostgreSQL variants. Results and the
+// machine they ran on go in docs/benchmarks.md.
+package bench
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+
+	"github.com/anylift/anylift/internal/apitest"
+	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/store"
+)
+
+// Sessions is the number of ACTIVE game sessions seeded for the session
+// benchmarks.
+const Sessions = 100_000
+
+// client sends signed AWS JSON 1.1 requests over keep-alive connections.
+type client struct {
+	url    string
+	http   *http.Client
+	signer *v4.Signer
+}
+
+func newClient(url string) *client {
+	tr := &http.Transport{MaxIdleConns: 256, MaxIdleConnsPerHost: 256, IdleConnTimeout: time.Minute}
+	return &client{url: url, http: &http.Client{Transport: tr}, signer: v4.NewSigner()}
+}
+
+func (c *client) call(op string, body []byte) error {
+	req, err := http.NewRequest(http.MethodPost, c.url+"/", bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("X-Amz-Target", "GameLift."+op)
+	req.Header.Set("Content-Type", "application/x-amz-json-1.1")
+	sum := sha256.Sum256(body)
+	cl := req.ContentLength
+	req.ContentLength = 0
+	err = c.signer.SignHTTP(context.Background(), aws.Credentials{AccessKeyID: apitest.AccessKey, SecretAccessKey: apitest.SecretKey},
+		req, hex.EncodeToString(sum[:]), "gamelift", apitest.Region, time.Now())
+	req.ContentLength = cl
+	if err != nil {
+		return err
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return err
+	}
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: %d %s", op, resp.StatusCode, b)
+	}
+	return nil
+}
+
+// run drives body concurrently b.N times and reports throughput and
+// latency percentiles. body gets a per-goroutine random source.
+func run(b *testing.B, body func(r *rand.Rand) error) {
+	var mu sync.Mutex
+	var lat []time.Duration
+	b.SetParallelism(8)
+	b.ResetTimer()
+	start := time.Now()
+	b.RunParallel(func(pb *testing.PB) {
+		r := rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
+		local := make([]time.Duration, 0, 1024)
+		for pb.Next() {
+			t0 := time.Now()
+			if err := body(r); err != nil {
+				b.Error(err)
+				return
+			}
+			local = append(local, time.Since(t0))
+		}
+		mu.Lock()
+		lat = append(lat, local...)
+		mu.Unlock()
+	})
+	elapsed := time.Since(start)
+	b.StopTimer()
+	if len(lat) == 0 {
+		return
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	pct := func(p float64) float64 { return float64(lat[int(p*float64(len(lat)-1))].Microseconds()) }
+	b.ReportMetric(float64(len(lat))/elapsed.Seconds(), "req/s")
+	b.ReportMetric(pct(0.50), "p50-µs")
+	b.ReportMetric(pct(0.99), "p99-µs")
+}
+
+// BenchmarkCeiling is a trivial handler answering "{}" to the same signed
+// requests: what this machine and client can do at best.
+func BenchmarkCeiling(b *testing.B) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/x-amz-json-1.1")
+		w.Write([]byte("{}"))
+	})}
+	go srv.Serve(ln)
+	defer srv.Close()
+	c := newClient("http://" + ln.Addr().String())
+	body := []byte(`{"FleetId": "fleet-1", "Limit": 20}`)
+	run(b, func(*rand.Rand) error { return c.call("DescribeGameSessions", body) })
+}
+
+// seeded is a server with Sessions ACTIVE game sessions in one fleet.
+type seeded struct {
+	url     string
+	fleetID string
+	ids     []string
+}
+
+var (
+	seedMu sync.Mutex
+	seeds  = map[string]*seeded{}
+)
+
+// seed starts (once per backend for the whole run) a server holding
+// Sessions ACTIVE sessions; a quarter have mode=ranked, the rest casual.
+func seed(b *testing.B, backend, storeURL string) *seeded {
+	seedMu.Lock()
+	defer seedMu.Unlock()
+	if s, ok := seeds[backend]; ok {
+		return s
+	}
+	srv := startServer(b, storeURL)
+	st := srv.Store()
+	acct := game.Account{Region: apitest.Region, ID: accountID}
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	f := &game.Fleet{ID: game.NewFleetID(), Name: "bench", Status: game.FleetActive, ComputeType: "ANYWHERE",
+		CreationTime: now, Locations: []string{"custom-bench"}}
+	f.ARN = acct.FleetARN(f.ID)
+	ctx := context.Background()
+	err := st.Update(ctx, func(tx store.Tx) error {
+		if err := tx.InsertLocation(&game.Location{Name: "custom-bench", ARN: acct.LocationARN("custom-bench"), CreationTime: now}); err != nil {
+			return err
+		}
+		return tx.InsertFleet(f)
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := &seeded{url: srv.URL(), fleetID: f.ID}
+	const batch = 5000
+	for i := 0; i < Sessions; i += batch {
+		err := st.Update(ctx, func(tx store.Tx) error {
+			for j := i; j < i+batch && j < Sessions; j++ {
+				idString := fmt.Sprintf("gsess-bench-%06d", j)
+				mode := "casual"
+				if j%4 == 0 {
+					mode = "ranked"
+				}
+				gs := &game.GameSession{
+					ID: acct.GameSessionARN(f.ID, "custom-bench", idString), IDString: idString, Name: "game " + idString,
+					FleetID: f.ID, FleetARN: f.ARN, Location: "custom-bench", ComputeName: fmt.Sprintf("compute-%d", j%500),
+					CreationTime: now.Add(time.Duration(j) * time.Millisecond), MaximumPlayerSessionCount: 200,
+					Status: game.SessionActive, PlayerSessionCreationPolicy: game.AcceptAll, ProtectionPolicy: game.NoProtection,
+					IPAddress: "10.0.0.1", Port: 7000 + j%1000,
+					Properties: []game.Property{{Key: "mode", Value: mode}, {Key: "map", Value: fmt.Sprintf("map-%d", j%20)}},
+				}
+				if err := tx.InsertGameSession(gs); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	for j := 0; j < Sessions; j++ {
+		s.ids = append(s.ids, acct.GameSessionARN(f.ID, "custom-bench", fmt.Sprintf("gsess-bench-%06d", j)))
+	}
+	seeds[backend] = s
+	return s
+}
+
+// backends maps each backend to test to its --store value.
+func backends(b *testing.B) map[string]string {
+	out := map[string]string{"sqlite": ""}
+	if dsn := postgresDSN(); dsn != "" {
+		out["postgres"] = dsn
+	}
+	return out
+}
+
+func BenchmarkDescribeGameSessions(b *testing.B) {
+	for name, storeURL := range backends(b) {
+		b.Run(name, func(b *testing.B) {
+			s := seed(b, name, storeURL)
+			c := newClient(s.url)
+			run(b, func(r *rand.Rand) error {
+				id := s.ids[r.IntN(len(s.ids))]
+				return c.call("DescribeGameSessions", []byte(`{"GameSessionId": "`+id+`"}`))
+			})
+		})
+	}
+}
+
+func BenchmarkDescribeGameSessionsFleetPage(b *testing.B) {
+	for name, storeURL := range backends(b) {
+		b.Run(name, func(b *testing.B) {
+			s := seed(b, name, storeURL)
+			c := newClient(s.url)
+			body := []byte(`{"FleetId": "` + s.fleetID + `", "Limit": 20}`)
+			run(b, func(*rand.Rand) error { return c.call("DescribeGameSessions", body) })
+		})
+	}
+}
+
+func BenchmarkSearchSelectiveFilter(b *testing.B) {
+	for name, storeURL := range backends(b) {
+		b.Run(name, func(b *testing.B) {
+			s := seed(b, name, storeURL)
+			c := newClient(s.url)
+			run(b, func(r *rand.Rand) error {
+				body := fmt.Sprintf(`{"FleetId": "%s", "FilterExpression": "gameSessionProperties.map = 'map-%d' AND gameSessionProperties.mode = 'ranked' AND hasAvailablePlayerSessions = true", "Limit": 20}`,
+					s.fleetID, r.IntN(20))
+				return c.call("SearchGameSessions", []byte(body))
+			})
+		})
+	}
+}
+
+func BenchmarkSearchSorted(b *testing.B) {
+	for name, storeURL := range backends(b) {
+		b.Run(name, func(b *testing.B) {
+			s := seed(b, name, storeURL)
+			c := newClient(s.url)
+			body := []byte(`{"FleetId": "` + s.fleetID + `", "FilterExpression": "hasAvailablePlayerSessions = true", "SortExpression": "creationTimeMillis DESC", "Limit": 20}`)
+			run(b, func(*rand.Rand) error { return c.call("SearchGameSessions", body) })
+		})
+	}
+}
+
+func BenchmarkCreatePlayerSession(b *testing.B) {
+	for name, storeURL := range backends(b) {
+		b.Run(name, func(b *testing.B) {
+			s := seed(b, name, storeURL)
+			c := newClient(s.url)
+			run(b, func(r *rand.Rand) error {
+				id := s.ids[r.IntN(len(s.ids))]
+				body := fmt.Sprintf(`{"GameSessionId": "%s", "PlayerId": "player-%d"}`, id, r.Uint64())
+				return c.call("CreatePlayerSession", []byte(body))
+			})
+		})
+	}
+}
