@@ -165,9 +165,11 @@ func (s *Service) DescribeCompute(ctx context.Context, in *wire.DescribeComputeI
 }
 
 // ListCompute lists a fleet's computes by name, optionally in one location
-// and with one status. ListCompute has no NotFoundException in the model,
-// so an unknown fleet is InvalidRequest. ContainerGroupDefinitionName
-// applies only to container fleets and is refused.
+// and with one status. An unknown fleet is NotFound (semantics.md §10.3),
+// although the model lists NotFoundException for neither ListCompute nor
+// RegisterCompute: the AWS SDKs then raise a generic API error with that
+// code. ContainerGroupDefinitionName applies only to container fleets and
+// is refused.
 func (s *Service) ListCompute(ctx context.Context, in *wire.ListComputeInput) (*wire.ListComputeOutput, error) {
 	if in.ContainerGroupDefinitionName != nil {
 		return nil, game.Errorf(game.InvalidRequest, "ContainerGroupDefinitionName applies only to container fleets")
@@ -175,9 +177,7 @@ func (s *Service) ListCompute(ctx context.Context, in *wire.ListComputeInput) (*
 	fleetID := game.ResourceID(*in.FleetId, "fleet")
 	out := &wire.ListComputeOutput{ComputeList: []wire.Compute{}}
 	err := s.view(ctx, func(tx store.Tx) error {
-		if _, err := tx.GetFleet(fleetID); game.IsKind(err, game.NotFound) {
-			return game.Errorf(game.InvalidRequest, "FleetId: fleet %s not found", fleetID)
-		} else if err != nil {
+		if _, err := tx.GetFleet(fleetID); err != nil {
 			return err
 		}
 		filter := store.ComputeFilter{Location: wire.Deref(in.Location), Status: wire.Deref(in.ComputeStatus)}
