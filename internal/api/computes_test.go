@@ -1,10 +1,12 @@
 package api_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"log/slog"
 	"net/http"
 	"regexp"
 	"strings"
@@ -397,7 +399,16 @@ func TestComputeAuthTokenExpiry(t *testing.T) {
 }
 
 func TestComputesWithJSON(t *testing.T) {
-	env := apitest.Start(t)
+	var logs lockedBuffer
+	env := apitest.Start(t, func(c *server.Config) {
+		c.Log = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	})
+	var lastToken string
+	defer func() {
+		if tok := lastToken; tok != "" && strings.Contains(logs.String(), tok) {
+			t.Error("an auth token reached the log")
+		}
+	}()
 	seedFleet(t, env, computeFleet, "custom-a")
 	r := env.CallJSON(t, "ListCompute", `{"FleetId": "`+computeFleet+`"}`)
 	if list, ok := r.JSON(t)["ComputeList"].([]any); r.Status != http.StatusOK || !ok || len(list) != 0 {
@@ -419,9 +430,11 @@ func TestComputesWithJSON(t *testing.T) {
 	}
 	r = env.CallJSON(t, "GetComputeAuthToken", `{"FleetId": "`+computeFleet+`", "ComputeName": "json-1"}`)
 	m := r.JSON(t)
-	if tok, _ := m["AuthToken"].(string); r.Status != http.StatusOK || !tokenPattern.MatchString(tok) {
+	tok, _ := m["AuthToken"].(string)
+	if r.Status != http.StatusOK || !tokenPattern.MatchString(tok) {
 		t.Errorf("GetComputeAuthToken = %d %s", r.Status, r.Body)
 	}
+	lastToken = tok
 	if _, ok := m["ExpirationTimestamp"].(float64); !ok {
 		t.Errorf("ExpirationTimestamp = %#v, want epoch seconds", m["ExpirationTimestamp"])
 	}
@@ -447,4 +460,22 @@ func TestComputesWithJSON(t *testing.T) {
 	if r = env.CallJSON(t, "DeregisterCompute", `{"FleetId": "`+computeFleet+`", "ComputeName": "json-1"}`); r.Status != http.StatusOK {
 		t.Errorf("DeregisterCompute: %d %s", r.Status, r.Body)
 	}
+}
+
+// lockedBuffer is a log sink safe for the server's goroutines.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
