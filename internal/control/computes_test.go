@@ -75,3 +75,44 @@ func TestDeleteFleetComputes(t *testing.T) {
 		t.Errorf("other fleet's token: %v", err)
 	}
 }
+
+// TestRegisterComputeFleetState pins the refusals that depend on the
+// fleet's record: a fleet that is not ACTIVE or not ANYWHERE takes no
+// computes, and nothing is stored.
+func TestRegisterComputeFleetState(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, t.TempDir(), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	s := New(st, Config{}, nil, nil)
+	fleets := map[string]*game.Fleet{
+		"fleet-deleting": {ID: "fleet-deleting", Status: game.FleetDeleting, ComputeType: wire.ComputeTypeAnywhere, Locations: []string{"custom-x"}},
+		"fleet-ec2":      {ID: "fleet-ec2", Status: game.FleetActive, ComputeType: "EC2", Locations: []string{"custom-x"}},
+	}
+	err = st.Update(ctx, func(tx store.Tx) error {
+		for _, f := range fleets {
+			if err := tx.InsertFleet(f); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id := range fleets {
+		in := &wire.RegisterComputeInput{FleetId: wire.String(id), ComputeName: wire.String("h"),
+			Location: wire.String("custom-x"), IpAddress: wire.String("10.0.0.1")}
+		if _, err := s.RegisterCompute(ctx, in); !game.IsKind(err, game.InvalidRequest) {
+			t.Errorf("%s: %v, want InvalidRequest", id, err)
+		}
+		st.View(ctx, func(tx store.Tx) error {
+			if _, err := tx.GetCompute(id, "h"); !game.IsKind(err, game.NotFound) {
+				t.Errorf("%s: refused compute stored: %v", id, err)
+			}
+			return nil
+		})
+	}
+}
