@@ -24,6 +24,7 @@ func serveFlags(fs *flag.FlagSet) func() (server.Config, error) {
 	secretKey := fs.String("secret-key", "", "secret key of --access-key")
 	credFile := fs.String("credentials-file", "", "file of accepted key pairs, one \"ACCESS_KEY_ID SECRET_KEY\" per line")
 	anyCreds := fs.Bool("insecure-any-credentials", false, "accept any well-formed signature (local development only)")
+	sdkEndpoint := fs.String("sdk-endpoint", "", "WebSocket URL advertised to game servers (default ws://<listen address>; set it for machines behind NAT)")
 	tokenTTL := fs.Duration("auth-token-ttl", 15*time.Minute, "lifetime of compute auth tokens")
 	reservation := fs.Duration("reservation-timeout", 60*time.Second, "time a RESERVED player session waits to be accepted")
 	maxPlayers := fs.Int("max-players-per-session", 200, "cap on MaximumPlayerSessionCount")
@@ -53,6 +54,7 @@ func serveFlags(fs *flag.FlagSet) func() (server.Config, error) {
 			Credentials: creds, AnyCredentials: *anyCreds,
 			SQLiteSynchronous:    *syncMode,
 			AuthTokenTTL:         *tokenTTL,
+			SDKEndpoint:          *sdkEndpoint,
 			ReservationTimeout:   *reservation,
 			MaxPlayersPerSession: *maxPlayers,
 		}, nil

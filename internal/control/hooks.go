@@ -5,10 +5,6 @@ import "github.com/anylift/anylift/internal/store"
 // Hooks between areas. Each is owned by the area named in its comment,
 // which replaces the placeholder here with the real thing in its own file.
 
-// deleteFleetComputes deregisters every compute of a fleet being deleted.
-// Owned by the computes area.
-func (s *Service) deleteFleetComputes(tx store.Tx, fleetID string) error { return nil }
-
 // endComputeSessions ends the live game sessions hosted on a compute that
 // is deregistered (DESIGN.md decision 10). Owned by the sessions area.
 func (s *Service) endComputeSessions(tx store.Tx, fleetID, computeName string) error { return nil }

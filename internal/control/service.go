@@ -28,6 +28,10 @@ type Config struct {
 	MaxPlayersPerSession int
 	// SearchPageSize caps SearchGameSessions results per page (20).
 	SearchPageSize int
+	// SDKEndpoint is the WebSocket URL game servers' SDKs connect to,
+	// returned as a compute's GameLiftServiceSdkEndpoint
+	// (ws://127.0.0.1:9870).
+	SDKEndpoint string
 }
 
 func (c *Config) defaults() {
@@ -48,6 +52,9 @@ func (c *Config) defaults() {
 	}
 	if c.SearchPageSize == 0 {
 		c.SearchPageSize = 20
+	}
+	if c.SDKEndpoint == "" {
+		c.SDKEndpoint = "ws://127.0.0.1:9870"
 	}
 }
 

@@ -40,6 +40,9 @@ type Config struct {
 	AuthTokenTTL         time.Duration
 	ReservationTimeout   time.Duration
 	MaxPlayersPerSession int
+	// SDKEndpoint is the WebSocket URL advertised to game servers as
+	// GameLiftServiceSdkEndpoint; ws://<API listener address> when empty.
+	SDKEndpoint string
 
 	Log *slog.Logger
 	Now func() time.Time // the clock; time.Now when nil
@@ -93,19 +96,6 @@ func openStore(ctx context.Context, cfg Config) (store.Store, error) {
 }
 
 func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
-	svc := control.New(st, control.Config{
-		Account:              game.Account{Region: cfg.Region, ID: cfg.AccountID},
-		AuthTokenTTL:         cfg.AuthTokenTTL,
-		ReservationTimeout:   cfg.ReservationTimeout,
-		MaxPlayersPerSession: cfg.MaxPlayersPerSession,
-	}, cfg.Now, cfg.Log)
-	if cfg.AnyCredentials {
-		cfg.Log.Warn("INSECURE: --insecure-any-credentials is set; any well-formed signature from any access key is accepted. Use this for local development only.")
-	}
-	h := api.New(svc, api.Options{
-		Verifier: &api.Verifier{Secrets: cfg.Credentials, AnyCredentials: cfg.AnyCredentials, Now: cfg.Now},
-		Log:      cfg.Log,
-	})
 	listen := cfg.Listen
 	if listen == "" {
 		listen = "127.0.0.1:9870"
@@ -114,6 +104,24 @@ func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	sdkEndpoint := cfg.SDKEndpoint
+	if sdkEndpoint == "" {
+		sdkEndpoint = "ws://" + ln.Addr().String()
+	}
+	svc := control.New(st, control.Config{
+		Account:              game.Account{Region: cfg.Region, ID: cfg.AccountID},
+		AuthTokenTTL:         cfg.AuthTokenTTL,
+		ReservationTimeout:   cfg.ReservationTimeout,
+		MaxPlayersPerSession: cfg.MaxPlayersPerSession,
+		SDKEndpoint:          sdkEndpoint,
+	}, cfg.Now, cfg.Log)
+	if cfg.AnyCredentials {
+		cfg.Log.Warn("INSECURE: --insecure-any-credentials is set; any well-formed signature from any access key is accepted. Use this for local development only.")
+	}
+	h := api.New(svc, api.Options{
+		Verifier: &api.Verifier{Secrets: cfg.Credentials, AnyCredentials: cfg.AnyCredentials, Now: cfg.Now},
+		Log:      cfg.Log,
+	})
 	s := &Server{cfg: cfg, store: st, svc: svc, api: h, ln: ln}
 	s.http = &http.Server{
 		Handler:           s.routes(),
