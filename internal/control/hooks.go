@@ -9,10 +9,4 @@ import "github.com/anylift/anylift/internal/store"
 // Owned by the computes area.
 func (s *Service) deleteFleetComputes(tx store.Tx, fleetID string) error { return nil }
 
-// endComputeSessions ends the live game sessions hosted on a compute that
-// is deregistered (DESIGN.md decision 10). Owned by the sessions area.
-func (s *Service) endComputeSessions(tx store.Tx, fleetID, computeName string) error { return nil }
-
-// endFleetSessions ends the live game sessions of a fleet being deleted.
-// Owned by the sessions area.
-func (s *Service) endFleetSessions(tx store.Tx, fleetID string) error { return nil }
+// endComputeSessions and endFleetSessions are in gamesessions.go.

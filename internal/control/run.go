@@ -35,5 +35,7 @@ func (s *Service) Sweep(ctx context.Context) {
 
 // sweeps lists the timers. Each area adds its own.
 func (s *Service) sweeps() []func(context.Context) error {
-	return nil
+	return []func(context.Context) error{
+		s.expireReservations,
+	}
 }
