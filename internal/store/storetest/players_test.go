@@ -59,7 +59,9 @@ func TestPlayerSessions(t *testing.T) {
 			t.Fatalf("seats = %d, want 2", n)
 		}
 		// c is still RESERVED: expiring at t0 frees its seat inside ReserveSeats.
-		Update(t, st, func(tx store.Tx) error { return tx.ReserveSeats(gs.ID, players(t0.Add(time.Minute), "d", "e", "f"), t0) })
+		Update(t, st, func(tx store.Tx) error {
+			return tx.ReserveSeats(gs.ID, players(t0.Add(time.Minute), "d", "e", "f"), t0)
+		})
 		View(t, st, func(tx store.Tx) error {
 			p, err := tx.GetPlayerSession("psess-c")
 			if err != nil || p.Status != game.PlayerTimedOut {
