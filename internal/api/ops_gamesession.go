@@ -3,4 +3,8 @@ package api
 import "github.com/anylift/anylift/internal/control"
 
 func gameSessionOps(s *control.Service, m map[string]handler) {
+	m["DescribeGameSessions"] = op(s.DescribeGameSessions)
+	m["DescribeGameSessionDetails"] = op(s.DescribeGameSessionDetails)
+	m["UpdateGameSession"] = op(s.UpdateGameSession)
+	m["TerminateGameSession"] = op(s.TerminateGameSession)
 }

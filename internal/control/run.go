@@ -37,5 +37,6 @@ func (s *Service) Sweep(ctx context.Context) {
 func (s *Service) sweeps() []func(context.Context) error {
 	return []func(context.Context) error{
 		s.sweepAuthTokens,
+		s.expireReservations,
 	}
 }

@@ -33,11 +33,19 @@ type GameSessionTx interface {
 	InsertGameSession(s *game.GameSession) error
 	// GetGameSession returns the session with this ARN; NotFound when absent.
 	GetGameSession(id string) (*game.GameSession, error)
+	// FindGameSession returns the fleet's session with this id string (the
+	// idempotency token); NotFound when absent.
+	FindGameSession(fleetID, idString string) (*game.GameSession, error)
+	// LiveGameSessions returns the fleet's sessions that have not ended
+	// (ACTIVATING, ACTIVE, TERMINATING), on one compute when computeName is
+	// set, in creation order.
+	LiveGameSessions(fleetID, computeName string) ([]*game.GameSession, error)
 	// UpdateGameSession overwrites the stored session s.ID, properties
 	// included; NotFound when absent. CurrentPlayerSessionCount is not
 	// written here: seat changes go through PlayerSessionTx.
 	UpdateGameSession(s *game.GameSession) error
-	// ListGameSessions lists sessions in creation order.
+	// ListGameSessions lists sessions in creation order. A malformed
+	// p.Token is InvalidRequest.
 	ListGameSessions(f SessionFilter, p Page) (list []*game.GameSession, next string, err error)
 	// CountCreatorSessions counts the sessions a creator made in a fleet
 	// at or after since (ResourceCreationLimitPolicy).

@@ -21,20 +21,30 @@ type PlayerSessionTx interface {
 	// the game session is ACTIVE, accepts players and has a free seat for
 	// each; it is all or nothing, and never lets RESERVED + ACTIVE exceed
 	// the session's MaximumPlayerSessionCount, even under concurrent calls.
-	// Errors: NotFound, InvalidGameSessionStatus, GameSessionFull.
-	ReserveSeats(gameSessionID string, ps []*game.PlayerSession) error
+	// Before counting seats, the session's reservations created at or
+	// before expireBefore are TIMEDOUT (at ps[0].CreationTime), so a seat
+	// freed at exactly the timeout is reusable at once. ReserveSeats fills
+	// each ps's FleetID, FleetARN, IPAddress, DNSName and Port from the
+	// game session.
+	// Errors: NotFound, InvalidGameSessionStatus (not ACTIVE, or DENY_ALL),
+	// GameSessionFull.
+	ReserveSeats(gameSessionID string, ps []*game.PlayerSession, expireBefore time.Time) error
 	// GetPlayerSession returns one player session; NotFound when absent.
 	GetPlayerSession(id string) (*game.PlayerSession, error)
-	// ListPlayerSessions lists player sessions in creation order.
+	// ListPlayerSessions lists player sessions in creation order. A
+	// malformed p.Token is InvalidRequest.
 	ListPlayerSessions(f PlayerFilter, p Page) (list []*game.PlayerSession, next string, err error)
 	// SetPlayerSessionStatus moves a player session to status (ACTIVE,
 	// COMPLETED or TIMEDOUT) at time at, freeing its seat when it leaves
-	// RESERVED/ACTIVE. It answers the updated record.
+	// RESERVED/ACTIVE; TerminationTime is set on COMPLETED and TIMEDOUT.
+	// It answers the updated record; NotFound when absent. The caller
+	// checks that the transition is allowed.
 	SetPlayerSessionStatus(id, status string, at time.Time) (*game.PlayerSession, error)
-	// ExpireReservations moves every RESERVED player session created
-	// before cutoff to TIMEDOUT, freeing seats, and returns how many.
-	ExpireReservations(cutoff, at time.Time) (int, error)
+	// ExpireReservations moves at most max RESERVED player sessions
+	// created at or before cutoff to TIMEDOUT at time at, freeing their
+	// seats, and returns how many it moved. Safe on several nodes at once.
+	ExpireReservations(cutoff, at time.Time, max int) (int, error)
 	// EndPlayerSessions completes every RESERVED or ACTIVE player session
-	// of a game session that ended.
+	// of a game session that ended, at time at, freeing their seats.
 	EndPlayerSessions(gameSessionID string, at time.Time) error
 }

@@ -1,6 +1,8 @@
 package sqldb
 
 import (
+	"time"
+
 	"encoding/json"
 
 	"github.com/anylift/anylift/internal/game"
@@ -82,4 +84,157 @@ func (t *Tx) GetGameSession(id string) (*game.GameSession, error) {
 		return nil, game.Errorf(game.NotFound, "game session %s not found", id)
 	}
 	return s, err
+}
+
+func (t *Tx) FindGameSession(fleetID, idString string) (*game.GameSession, error) {
+	_, s, err := scanSession(t.queryRow(`SELECT `+sessionColumns+` FROM game_sessions
+		WHERE fleet_id = ? AND id_string = ?`+t.lock(), fleetID, idString))
+	if errNoRows(err) {
+		return nil, game.Errorf(game.NotFound, "fleet %s has no game session with id %s", fleetID, idString)
+	}
+	return s, err
+}
+
+func (t *Tx) UpdateGameSession(s *game.GameSession) error {
+	doc, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	var pk int64
+	err = t.queryRow(`UPDATE game_sessions SET compute = ?, status = ?, name = ?, max_players = ?, policy = ?,
+		ended = ?, doc = ? WHERE id = ? RETURNING pk`,
+		s.ComputeName, s.Status, s.Name, s.MaximumPlayerSessionCount, s.PlayerSessionCreationPolicy,
+		store.Millis(s.TerminationTime), string(doc), s.ID).Scan(&pk)
+	if errNoRows(err) {
+		return game.Errorf(game.NotFound, "game session %s not found", s.ID)
+	}
+	if err != nil {
+		return err
+	}
+	return t.putProperties(pk, s.Properties)
+}
+
+// sessionCursor is the position after the last session of a page.
+type sessionCursor struct {
+	C  int64 `json:"c"`
+	PK int64 `json:"p"`
+}
+
+func (t *Tx) ListGameSessions(f store.SessionFilter, p store.Page) ([]*game.GameSession, string, error) {
+	var cur sessionCursor
+	if err := decodeCursor(p.Token, &cur); err != nil {
+		return nil, "", err
+	}
+	n := limit(p.Limit, 100, 1000)
+	q := `SELECT ` + sessionColumns + `, created FROM game_sessions WHERE `
+	var args []any
+	if f.ID != "" {
+		q += `id = ?`
+		args = append(args, f.ID)
+	} else {
+		q += `fleet_id = ?`
+		args = append(args, f.FleetID)
+	}
+	if f.Location != "" {
+		q += ` AND location = ?`
+		args = append(args, f.Location)
+	}
+	if f.Status != "" {
+		q += ` AND status = ?`
+		args = append(args, f.Status)
+	}
+	if p.Token != "" {
+		q += ` AND (created > ? OR (created = ? AND pk > ?))`
+		args = append(args, cur.C, cur.C, cur.PK)
+	}
+	q += ` ORDER BY created, pk LIMIT ?`
+	args = append(args, n+1)
+	list, last, err := t.sessionRows(q, args...)
+	if err != nil {
+		return nil, "", err
+	}
+	next := ""
+	if len(list) > n {
+		list = list[:n]
+		next = encodeCursor(last[n-1])
+	}
+	return list, next, nil
+}
+
+// sessionRows runs a query selecting sessionColumns and created, and
+// answers the sessions with the cursor of each.
+func (t *Tx) sessionRows(q string, args ...any) ([]*game.GameSession, []sessionCursor, error) {
+	rows, err := t.query(q, args...)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	var (
+		list []*game.GameSession
+		curs []sessionCursor
+	)
+	for rows.Next() {
+		var c sessionCursor
+		pk, s, err := scanSession(scanPlus{rows, &c.C})
+		if err != nil {
+			return nil, nil, err
+		}
+		c.PK = pk
+		list = append(list, s)
+		curs = append(curs, c)
+	}
+	return list, curs, rows.Err()
+}
+
+// scanPlus scans a row that has extra columns after those a scan function
+// expects into extra.
+type scanPlus struct {
+	sc    interface{ Scan(...any) error }
+	extra *int64
+}
+
+func (s scanPlus) Scan(dest ...any) error { return s.sc.Scan(append(dest, s.extra)...) }
+
+func (t *Tx) LiveGameSessions(fleetID, computeName string) ([]*game.GameSession, error) {
+	q := `SELECT ` + sessionColumns + `, created FROM game_sessions
+		WHERE fleet_id = ? AND status IN ('ACTIVATING', 'ACTIVE', 'TERMINATING')`
+	args := []any{fleetID}
+	if computeName != "" {
+		q += ` AND compute = ?`
+		args = append(args, computeName)
+	}
+	list, _, err := t.sessionRows(q+` ORDER BY created, pk`+t.lock(), args...)
+	return list, err
+}
+
+func (t *Tx) CountCreatorSessions(fleetID, creatorID string, since time.Time) (int, error) {
+	var n int
+	err := t.queryRow(`SELECT COUNT(*) FROM game_sessions WHERE fleet_id = ? AND creator_id = ? AND created >= ?`,
+		fleetID, creatorID, store.Millis(since)).Scan(&n)
+	return n, err
+}
+
+func (t *Tx) FleetUsage(fleetID string) ([]store.LocationUsage, error) {
+	rows, err := t.query(`SELECT location,
+		SUM(CASE WHEN status = 'ACTIVE' THEN 1 ELSE 0 END),
+		COUNT(*),
+		SUM(cur_players),
+		SUM(CASE WHEN status = 'ACTIVE' THEN max_players ELSE 0 END),
+		COUNT(DISTINCT CASE WHEN compute <> '' THEN compute END)
+		FROM game_sessions WHERE fleet_id = ? AND status IN ('ACTIVATING', 'ACTIVE', 'TERMINATING')
+		GROUP BY location ORDER BY location`, fleetID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []store.LocationUsage
+	for rows.Next() {
+		var u store.LocationUsage
+		if err := rows.Scan(&u.Location, &u.ActiveGameSessions, &u.LiveGameSessions, &u.CurrentPlayers,
+			&u.MaximumPlayers, &u.BusyComputes); err != nil {
+			return nil, err
+		}
+		out = append(out, u)
+	}
+	return out, rows.Err()
 }
