@@ -283,9 +283,15 @@ func TestUpdateAndDeleteFleet(t *testing.T) {
 				t.Fatal(err)
 			}
 			for what, call := range map[string]func() error{
-				"DeleteFleet again":     func() error { _, err := gl.DeleteFleet(ctx, &gamelift.DeleteFleetInput{FleetId: id}); return err },
-				"UpdateFleetAttributes": func() error { _, err := gl.UpdateFleetAttributes(ctx, &gamelift.UpdateFleetAttributesInput{FleetId: id}); return err },
-				"DescribeFleetEvents":   func() error { _, err := gl.DescribeFleetEvents(ctx, &gamelift.DescribeFleetEventsInput{FleetId: id}); return err },
+				"DeleteFleet again": func() error { _, err := gl.DeleteFleet(ctx, &gamelift.DeleteFleetInput{FleetId: id}); return err },
+				"UpdateFleetAttributes": func() error {
+					_, err := gl.UpdateFleetAttributes(ctx, &gamelift.UpdateFleetAttributesInput{FleetId: id})
+					return err
+				},
+				"DescribeFleetEvents": func() error {
+					_, err := gl.DescribeFleetEvents(ctx, &gamelift.DescribeFleetEventsInput{FleetId: id})
+					return err
+				},
 				"DescribeRuntimeConfiguration": func() error {
 					_, err := gl.DescribeRuntimeConfiguration(ctx, &gamelift.DescribeRuntimeConfigurationInput{FleetId: id})
 					return err
