@@ -40,7 +40,7 @@ func TestCreateAndResolveAlias(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			_, gl, clock := startFleetEnv(t, opts, "custom-a")
 			ctx := context.Background()
-			f := mustCreateFleet(t, gl, anywhereFleet("f", "custom-a"))
+			f := createAnywhereFleet(t, gl, anywhereFleet("f", "custom-a"))
 			in := simpleAlias("live", f.FleetId)
 			in.Description = aws.String("players land here")
 			in.Tags = []types.Tag{{Key: aws.String("env"), Value: aws.String("prod")}}
@@ -77,7 +77,7 @@ func TestCreateAndResolveAlias(t *testing.T) {
 				t.Fatalf("TERMINAL alias with a FleetId: %+v %v, want FleetId dropped", to, err)
 			}
 			_, err = gl.ResolveAlias(ctx, &gamelift.ResolveAliasInput{AliasId: to.Alias.AliasId})
-			if e := wantErr[*types.TerminalRoutingStrategyException](t, "ResolveAlias TERMINAL", err); e.ErrorMessage() != "Season over, see you soon" {
+			if e := wantAPIErr[*types.TerminalRoutingStrategyException](t, "ResolveAlias TERMINAL", err); e.ErrorMessage() != "Season over, see you soon" {
 				t.Errorf("message %q, want the alias's message", e.ErrorMessage())
 			}
 		})
@@ -90,17 +90,17 @@ func TestAliasRefusals(t *testing.T) {
 			_, gl, _ := startFleetEnv(t, opts, "custom-a")
 			ctx := context.Background()
 			_, err := gl.CreateAlias(ctx, simpleAlias("x", nil))
-			if e := wantErr[*types.InvalidRequestException](t, "SIMPLE without FleetId", err); !strings.Contains(e.ErrorMessage(), "FleetId") {
+			if e := wantAPIErr[*types.InvalidRequestException](t, "SIMPLE without FleetId", err); !strings.Contains(e.ErrorMessage(), "FleetId") {
 				t.Errorf("message %q does not name FleetId", e.ErrorMessage())
 			}
 			// The model lists no NotFoundException for CreateAlias, so the Go
 			// SDK raises a generic API error carrying the code.
 			_, err = gl.CreateAlias(ctx, simpleAlias("x", aws.String("fleet-nope")))
-			if e := wantErr[smithy.APIError](t, "SIMPLE to an unknown fleet", err); e.ErrorCode() != "NotFoundException" {
+			if e := wantAPIErr[smithy.APIError](t, "SIMPLE to an unknown fleet", err); e.ErrorCode() != "NotFoundException" {
 				t.Errorf("SIMPLE to an unknown fleet: code %s, want NotFoundException", e.ErrorCode())
 			}
 			_, err = gl.CreateAlias(ctx, simpleAlias("  ", nil))
-			wantErr[*types.InvalidRequestException](t, "blank name", err)
+			wantAPIErr[*types.InvalidRequestException](t, "blank name", err)
 			if n := aliasCount(t, gl); n != 0 {
 				t.Errorf("%d aliases after refused requests", n)
 			}
@@ -122,7 +122,7 @@ func TestAliasRefusals(t *testing.T) {
 					return err
 				},
 			} {
-				wantErr[*types.NotFoundException](t, what+" of an unknown alias", call())
+				wantAPIErr[*types.NotFoundException](t, what+" of an unknown alias", call())
 			}
 		})
 	}
@@ -133,7 +133,7 @@ func TestUpdateListDeleteAliases(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			_, gl, clock := startFleetEnv(t, opts, "custom-a")
 			ctx := context.Background()
-			f := mustCreateFleet(t, gl, anywhereFleet("f", "custom-a"))
+			f := createAnywhereFleet(t, gl, anywhereFleet("f", "custom-a"))
 			var ids []*string
 			for i, in := range []*gamelift.CreateAliasInput{simpleAlias("a", f.FleetId), terminalAlias("a", "m"), simpleAlias("b", f.FleetId)} {
 				out, err := gl.CreateAlias(ctx, in)
@@ -176,7 +176,7 @@ func TestUpdateListDeleteAliases(t *testing.T) {
 			}
 			_, err = gl.UpdateAlias(ctx, &gamelift.UpdateAliasInput{AliasId: ids[0],
 				RoutingStrategy: &types.RoutingStrategy{Type: types.RoutingStrategyTypeSimple, FleetId: aws.String("fleet-nope")}})
-			wantErr[*types.NotFoundException](t, "retarget to an unknown fleet", err)
+			wantAPIErr[*types.NotFoundException](t, "retarget to an unknown fleet", err)
 			d, err := gl.DescribeAlias(ctx, &gamelift.DescribeAliasInput{AliasId: ids[0]})
 			if err != nil || d.Alias.RoutingStrategy.Type != types.RoutingStrategyTypeTerminal {
 				t.Errorf("after a refused update: %+v %v, want TERMINAL unchanged", d, err)
@@ -185,7 +185,7 @@ func TestUpdateListDeleteAliases(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err = gl.ResolveAlias(ctx, &gamelift.ResolveAliasInput{AliasId: ids[1]})
-			wantErr[*types.NotFoundException](t, "ResolveAlias after delete", err)
+			wantAPIErr[*types.NotFoundException](t, "ResolveAlias after delete", err)
 			if n := aliasCount(t, gl); n != 2 {
 				t.Errorf("%d aliases after delete, want 2", n)
 			}

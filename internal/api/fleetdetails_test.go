@@ -19,8 +19,8 @@ func TestDescribeFleetEvents(t *testing.T) {
 			_, gl, clock := startFleetEnv(t, opts, "custom-a")
 			ctx := context.Background()
 			created := clock.Now()
-			id := mustCreateFleet(t, gl, anywhereFleet("f", "custom-a")).FleetId
-			mustCreateFleet(t, gl, anywhereFleet("other", "custom-a"))
+			id := createAnywhereFleet(t, gl, anywhereFleet("f", "custom-a")).FleetId
+			createAnywhereFleet(t, gl, anywhereFleet("other", "custom-a"))
 			clock.Advance(time.Minute)
 			updated := clock.Now()
 			for _, p := range []types.ProtectionPolicy{types.ProtectionPolicyFullProtection, types.ProtectionPolicyFullProtection} {
@@ -63,9 +63,9 @@ func TestDescribeFleetEvents(t *testing.T) {
 				}
 			}
 			_, err := gl.DescribeFleetEvents(ctx, &gamelift.DescribeFleetEventsInput{FleetId: id, StartTime: aws.Time(updated), EndTime: aws.Time(created)})
-			wantErr[*types.InvalidRequestException](t, "EndTime before StartTime", err)
+			wantAPIErr[*types.InvalidRequestException](t, "EndTime before StartTime", err)
 			_, err = gl.DescribeFleetEvents(ctx, &gamelift.DescribeFleetEventsInput{FleetId: aws.String("fleet-nope")})
-			wantErr[*types.NotFoundException](t, "events of an unknown fleet", err)
+			wantAPIErr[*types.NotFoundException](t, "events of an unknown fleet", err)
 		})
 	}
 }
@@ -75,7 +75,7 @@ func TestDescribeFleetLocationAttributes(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			_, gl, _ := startFleetEnv(t, opts, "custom-a", "custom-b", "custom-c")
 			ctx := context.Background()
-			f := mustCreateFleet(t, gl, anywhereFleet("f", "custom-c", "custom-a", "custom-c"))
+			f := createAnywhereFleet(t, gl, anywhereFleet("f", "custom-c", "custom-a", "custom-c"))
 			var got []string
 			p := gamelift.NewDescribeFleetLocationAttributesPaginator(gl, &gamelift.DescribeFleetLocationAttributesInput{FleetId: f.FleetArn, Limit: aws.Int32(1)})
 			for p.HasMorePages() {
@@ -98,7 +98,7 @@ func TestDescribeFleetLocationAttributes(t *testing.T) {
 				t.Errorf("filtered: %+v %v, want custom-a only", out, err)
 			}
 			_, err = gl.DescribeFleetLocationAttributes(ctx, &gamelift.DescribeFleetLocationAttributesInput{FleetId: f.FleetId, NextToken: aws.String("bad")})
-			wantErr[*types.InvalidRequestException](t, "foreign NextToken", err)
+			wantAPIErr[*types.InvalidRequestException](t, "foreign NextToken", err)
 		})
 	}
 }
@@ -113,7 +113,7 @@ func TestRuntimeConfiguration(t *testing.T) {
 				ServerProcesses:                     []types.ServerProcess{{LaunchPath: aws.String("/srv/game"), Parameters: aws.String("-port 7777"), ConcurrentExecutions: aws.Int32(4)}},
 				GameSessionActivationTimeoutSeconds: aws.Int32(120),
 			}
-			id := mustCreateFleet(t, gl, in).FleetId
+			id := createAnywhereFleet(t, gl, in).FleetId
 			d, err := gl.DescribeRuntimeConfiguration(ctx, &gamelift.DescribeRuntimeConfigurationInput{FleetId: id})
 			if err != nil {
 				t.Fatal(err)
@@ -137,14 +137,14 @@ func TestRuntimeConfiguration(t *testing.T) {
 				"no processes": {MaxConcurrentGameSessionActivations: aws.Int32(2)},
 			} {
 				_, err := gl.UpdateRuntimeConfiguration(ctx, &gamelift.UpdateRuntimeConfigurationInput{FleetId: id, RuntimeConfiguration: rc})
-				wantErr[*types.InvalidRequestException](t, what, err)
+				wantAPIErr[*types.InvalidRequestException](t, what, err)
 			}
 			d, err = gl.DescribeRuntimeConfiguration(ctx, &gamelift.DescribeRuntimeConfigurationInput{FleetId: id})
 			if err != nil || len(d.RuntimeConfiguration.ServerProcesses) != 2 || d.RuntimeConfiguration.GameSessionActivationTimeoutSeconds != nil {
 				t.Errorf("after refused updates: %+v %v, want the replaced configuration unchanged", d.RuntimeConfiguration, err)
 			}
 			_, err = gl.UpdateRuntimeConfiguration(ctx, &gamelift.UpdateRuntimeConfigurationInput{FleetId: aws.String("fleet-nope"), RuntimeConfiguration: up.RuntimeConfiguration})
-			wantErr[*types.NotFoundException](t, "unknown fleet", err)
+			wantAPIErr[*types.NotFoundException](t, "unknown fleet", err)
 		})
 	}
 }

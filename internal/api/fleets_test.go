@@ -61,7 +61,7 @@ func anywhereFleet(name string, locations ...string) *gamelift.CreateFleetInput 
 	return in
 }
 
-func mustCreateFleet(t *testing.T, gl *gamelift.Client, in *gamelift.CreateFleetInput) *types.FleetAttributes {
+func createAnywhereFleet(t *testing.T, gl *gamelift.Client, in *gamelift.CreateFleetInput) *types.FleetAttributes {
 	t.Helper()
 	out, err := gl.CreateFleet(context.Background(), in)
 	if err != nil {
@@ -79,7 +79,7 @@ func fleetCount(t *testing.T, gl *gamelift.Client) int {
 	return len(out.FleetIds)
 }
 
-func wantErr[E error](t *testing.T, what string, err error) E {
+func wantAPIErr[E error](t *testing.T, what string, err error) E {
 	t.Helper()
 	var e E
 	if !errors.As(err, &e) {
@@ -172,16 +172,16 @@ func TestCreateFleetRefusals(t *testing.T) {
 			} {
 				_, err := gl.CreateFleet(ctx, c.in)
 				if what == "region, not ours" {
-					wantErr[*types.NotFoundException](t, what, err)
+					wantAPIErr[*types.NotFoundException](t, what, err)
 					continue
 				}
-				e := wantErr[*types.InvalidRequestException](t, what, err)
+				e := wantAPIErr[*types.InvalidRequestException](t, what, err)
 				if !strings.Contains(e.ErrorMessage(), c.word) {
 					t.Errorf("%s: message %q does not name %s", what, e.ErrorMessage(), c.word)
 				}
 			}
 			_, err := gl.CreateFleet(ctx, anywhereFleet("x", "custom-a", "custom-nowhere"))
-			if e := wantErr[*types.NotFoundException](t, "unknown location", err); !strings.Contains(e.ErrorMessage(), "custom-nowhere") {
+			if e := wantAPIErr[*types.NotFoundException](t, "unknown location", err); !strings.Contains(e.ErrorMessage(), "custom-nowhere") {
 				t.Errorf("message %q does not name the location", e.ErrorMessage())
 			}
 			if n := fleetCount(t, gl); n != 0 {
@@ -198,7 +198,7 @@ func TestDescribeAndListFleets(t *testing.T) {
 			ctx := context.Background()
 			var ids []string
 			for i := 0; i < 3; i++ {
-				ids = append(ids, aws.ToString(mustCreateFleet(t, gl, anywhereFleet(fmt.Sprint("f", i), "custom-a")).FleetId))
+				ids = append(ids, aws.ToString(createAnywhereFleet(t, gl, anywhereFleet(fmt.Sprint("f", i), "custom-a")).FleetId))
 				clock.Advance(time.Millisecond)
 			}
 			arn := "arn:aws:gamelift:us-west-2:123456789012:fleet/" + ids[1]
@@ -243,7 +243,7 @@ func TestDescribeAndListFleets(t *testing.T) {
 				}
 			}
 			_, err = gl.ListFleets(ctx, &gamelift.ListFleetsInput{NextToken: aws.String("garbage")})
-			wantErr[*types.InvalidRequestException](t, "foreign NextToken", err)
+			wantAPIErr[*types.InvalidRequestException](t, "foreign NextToken", err)
 		})
 	}
 }
@@ -253,8 +253,8 @@ func TestUpdateAndDeleteFleet(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			_, gl, clock := startFleetEnv(t, opts, "custom-a", "custom-b")
 			ctx := context.Background()
-			id := mustCreateFleet(t, gl, anywhereFleet("old", "custom-a")).FleetId
-			other := mustCreateFleet(t, gl, anywhereFleet("other", "custom-b")).FleetId
+			id := createAnywhereFleet(t, gl, anywhereFleet("old", "custom-a")).FleetId
+			other := createAnywhereFleet(t, gl, anywhereFleet("other", "custom-b")).FleetId
 			clock.Advance(time.Second)
 			up, err := gl.UpdateFleetAttributes(ctx, &gamelift.UpdateFleetAttributesInput{
 				FleetId: id, Name: aws.String("new"), NewGameSessionProtectionPolicy: types.ProtectionPolicyFullProtection,
@@ -276,7 +276,7 @@ func TestUpdateAndDeleteFleet(t *testing.T) {
 				t.Errorf("after update: %+v", a)
 			}
 			_, err = gl.DeleteLocation(ctx, &gamelift.DeleteLocationInput{LocationName: aws.String("custom-a")})
-			if e := wantErr[*types.InvalidRequestException](t, "DeleteLocation in use", err); !strings.Contains(e.ErrorMessage(), aws.ToString(id)) {
+			if e := wantAPIErr[*types.InvalidRequestException](t, "DeleteLocation in use", err); !strings.Contains(e.ErrorMessage(), aws.ToString(id)) {
 				t.Errorf("message %q does not name the fleet", e.ErrorMessage())
 			}
 			if _, err := gl.DeleteFleet(ctx, &gamelift.DeleteFleetInput{FleetId: id}); err != nil {
@@ -301,7 +301,7 @@ func TestUpdateAndDeleteFleet(t *testing.T) {
 					return err
 				},
 			} {
-				wantErr[*types.NotFoundException](t, what+" on a deleted fleet", call())
+				wantAPIErr[*types.NotFoundException](t, what+" on a deleted fleet", call())
 			}
 			if n := fleetCount(t, gl); n != 1 {
 				t.Errorf("%d fleets after delete, want 1 (%s)", n, aws.ToString(other))
