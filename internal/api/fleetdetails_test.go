@@ -3,6 +3,7 @@ package api_test
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -145,6 +146,35 @@ func TestRuntimeConfiguration(t *testing.T) {
 			}
 			_, err = gl.UpdateRuntimeConfiguration(ctx, &gamelift.UpdateRuntimeConfigurationInput{FleetId: aws.String("fleet-nope"), RuntimeConfiguration: up.RuntimeConfiguration})
 			wantAPIErr[*types.NotFoundException](t, "unknown fleet", err)
+		})
+	}
+}
+
+// TestDeleteLocationRacesCreateFleet pins that a location is never deleted
+// under a fleet, however CreateFleet and DeleteLocation interleave.
+func TestDeleteLocationRacesCreateFleet(t *testing.T) {
+	for name, opts := range apitest.Backends(t) {
+		t.Run(name, func(t *testing.T) {
+			_, gl, _ := startFleetEnv(t, opts)
+			ctx := context.Background()
+			for i := 0; i < 10; i++ {
+				loc := fmt.Sprintf("custom-race%d", i)
+				if _, err := gl.CreateLocation(ctx, &gamelift.CreateLocationInput{LocationName: aws.String(loc)}); err != nil {
+					t.Fatal(err)
+				}
+				var createErr, deleteErr error
+				var wg sync.WaitGroup
+				wg.Add(2)
+				go func() { defer wg.Done(); _, createErr = gl.CreateFleet(ctx, anywhereFleet("r", loc)) }()
+				go func() {
+					defer wg.Done()
+					_, deleteErr = gl.DeleteLocation(ctx, &gamelift.DeleteLocationInput{LocationName: aws.String(loc)})
+				}()
+				wg.Wait()
+				if (createErr == nil) == (deleteErr == nil) {
+					t.Fatalf("round %d: CreateFleet %v, DeleteLocation %v: exactly one must win", i, createErr, deleteErr)
+				}
+			}
 		})
 	}
 }
