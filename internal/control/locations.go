@@ -55,6 +55,13 @@ func (s *Service) DeleteLocation(ctx context.Context, in *wire.DeleteLocationInp
 		if err != nil {
 			return err
 		}
+		fleets, err := tx.FleetsInLocation(name)
+		if err != nil {
+			return err
+		}
+		if len(fleets) > 0 {
+			return game.Errorf(game.InvalidRequest, "location %s is used by fleets %s; delete them first", name, strings.Join(fleets, ", "))
+		}
 		if err := tx.DeleteLocation(name); err != nil {
 			return err
 		}

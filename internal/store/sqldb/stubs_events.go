@@ -1,18 +1,7 @@
 package sqldb
 
-import (
-	"errors"
-	"time"
+import "errors"
 
-	"github.com/anylift/anylift/internal/game"
-	"github.com/anylift/anylift/internal/store"
-)
-
-// Placeholders until the events area lands; replace this file.
-
+// errTODO is what the placeholder methods of areas not yet built answer
+// (stubs_*.go). The events themselves live in events.go.
 var errTODO = errors.New("not implemented yet")
-
-func (t *Tx) InsertEvent(e *game.Event) error { return errTODO }
-func (t *Tx) ListEvents(fleetID string, start, end time.Time, p store.Page) ([]*game.Event, string, error) {
-	return nil, "", errTODO
-}
