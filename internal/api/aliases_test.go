@@ -11,7 +11,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/gamelift"
 	"github.com/aws/aws-sdk-go-v2/service/gamelift/types"
-	"github.com/aws/smithy-go"
 
 	"github.com/anylift/anylift/internal/apitest"
 )
@@ -93,11 +92,11 @@ func TestAliasRefusals(t *testing.T) {
 			if e := wantAPIErr[*types.InvalidRequestException](t, "SIMPLE without FleetId", err); !strings.Contains(e.ErrorMessage(), "FleetId") {
 				t.Errorf("message %q does not name FleetId", e.ErrorMessage())
 			}
-			// The model lists no NotFoundException for CreateAlias, so the Go
-			// SDK raises a generic API error carrying the code.
+			// The model lists no NotFoundException for CreateAlias: the answer
+			// is the modeled InvalidRequestException, naming the fleet.
 			_, err = gl.CreateAlias(ctx, simpleAlias("x", aws.String("fleet-nope")))
-			if e := wantAPIErr[smithy.APIError](t, "SIMPLE to an unknown fleet", err); e.ErrorCode() != "NotFoundException" {
-				t.Errorf("SIMPLE to an unknown fleet: code %s, want NotFoundException", e.ErrorCode())
+			if e := wantAPIErr[*types.InvalidRequestException](t, "SIMPLE to an unknown fleet", err); !strings.Contains(e.ErrorMessage(), "fleet-nope") {
+				t.Errorf("SIMPLE to an unknown fleet: message %q does not name the fleet", e.ErrorMessage())
 			}
 			_, err = gl.CreateAlias(ctx, simpleAlias("  ", nil))
 			wantAPIErr[*types.InvalidRequestException](t, "blank name", err)

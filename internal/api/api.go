@@ -109,7 +109,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.writeError(w, p, reqID, exception{ae.code, ae.status}, ae.message)
 			return
 		}
-		ex := exceptionFor(err2)
+		ex := modeledFor(op, exceptionFor(err2))
 		code = ex.code
 		msg := err2.Error()
 		if ex.code == "InternalServiceException" {

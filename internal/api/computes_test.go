@@ -132,14 +132,14 @@ func TestRegisterComputeRefusals(t *testing.T) {
 			var invalid *types.InvalidRequestException
 			var nf *types.NotFoundException
 			// The model lists no NotFoundException for RegisterCompute or
-			// ListCompute, so the Go SDK reports it as a generic API error.
+			// ListCompute: the answer is the modeled InvalidRequestException.
 			_, err := register(gl, otherFleet, "h", "custom-a", "10.0.0.1")
-			if code := apiErrorCode(err); code != "NotFoundException" || !strings.Contains(err.Error(), otherFleet) {
-				t.Errorf("unknown fleet: got %v, want NotFoundException naming the fleet", err)
+			if !errors.As(err, &invalid) || !strings.Contains(err.Error(), otherFleet) {
+				t.Errorf("unknown fleet: got %v, want InvalidRequestException naming the fleet", err)
 			}
 			_, err = gl.ListCompute(ctx, &gamelift.ListComputeInput{FleetId: aws.String(otherFleet)})
-			if code := apiErrorCode(err); code != "NotFoundException" {
-				t.Errorf("ListCompute of unknown fleet: %v, want NotFoundException", err)
+			if !errors.As(err, &invalid) {
+				t.Errorf("ListCompute of unknown fleet: %v, want InvalidRequestException", err)
 			}
 			cases := []struct {
 				name string

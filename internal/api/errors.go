@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/wire"
 )
 
 // exception is how one error kind appears on the wire.
@@ -40,4 +41,26 @@ func exceptionFor(err error) exception {
 		return e
 	}
 	return exceptions[game.Internal]
+}
+
+// modeledFor keeps every answer a modeled error of its operation, so the
+// AWS SDKs raise their typed exception classes: an exception the model does
+// not list for op (NotFoundException from RegisterCompute, say) is sent as
+// InvalidRequestException, which the message still explains.
+func modeledFor(op string, ex exception) exception {
+	listed, ok := wire.OperationErrors[op]
+	if !ok || ex.status == http.StatusInternalServerError {
+		return ex
+	}
+	for _, name := range listed {
+		if name == ex.code {
+			return ex
+		}
+	}
+	for _, name := range listed {
+		if name == "InvalidRequestException" {
+			return exceptions[game.InvalidRequest]
+		}
+	}
+	return ex
 }
