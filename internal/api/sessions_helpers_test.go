@@ -14,7 +14,7 @@ import (
 
 const (
 	seedFleetID = "fleet-11111111-2222-3333-4444-555555555555"
-	seedLoc   = "custom-home"
+	seedLoc     = "custom-home"
 )
 
 // testClock is a settable clock for the server.
