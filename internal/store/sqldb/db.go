@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/anylift/anylift/internal/store"
 )
@@ -37,7 +39,22 @@ type DB struct {
 	read    *sql.DB
 	dialect *Dialect
 	queries sync.Map // query text → rebound text
+	stmts   sync.Map // stmtKey → *sql.Stmt (nil while being prepared)
+	nstmts  atomic.Int64
+	// preparing tracks background preparations; Close waits for them.
+	preparing sync.WaitGroup
 }
+
+// stmtKey names a prepared statement: the same text is prepared once on
+// each pool (and by database/sql once on each of its connections).
+type stmtKey struct {
+	pool *sql.DB
+	q    string
+}
+
+// maxStmts bounds the statement cache: queries built at run time (search
+// filters) beyond it are run unprepared.
+const maxStmts = 1024
 
 // New returns a DB that writes through write and reads through read (they
 // may be the same pool).
@@ -52,6 +69,13 @@ func (db *DB) Dialect() string { return db.dialect.Name }
 
 // Close closes both pools.
 func (db *DB) Close() error {
+	db.preparing.Wait()
+	db.stmts.Range(func(_, v any) bool {
+		if st, ok := v.(*sql.Stmt); ok && st != nil {
+			st.Close()
+		}
+		return true
+	})
 	err := db.write.Close()
 	if db.read != db.write {
 		if e := db.read.Close(); err == nil {
@@ -86,7 +110,7 @@ func (db *DB) run(ctx context.Context, pool *sql.DB, readOnly bool, fn func(stor
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	t := &Tx{tx: sqlTx, db: db, ctx: ctx, writable: !readOnly}
+	t := &Tx{tx: sqlTx, db: db, pool: pool, ctx: ctx, writable: !readOnly}
 	if err := fn(t); err != nil {
 		sqlTx.Rollback()
 		return err
@@ -127,19 +151,72 @@ func (db *DB) rebind(q string) string {
 type Tx struct {
 	tx       *sql.Tx
 	db       *DB
+	pool     *sql.DB
 	ctx      context.Context
 	writable bool
 }
 
+// stmt returns q prepared for this transaction, or nil the first times
+// a query is seen. Parsing a statement costs SQLite more than running a
+// point query, so hot statements are prepared once per connection.
+//
+// A statement cannot be prepared on the pool from inside a transaction:
+// on SQLite's single writer connection that would wait for the connection
+// the transaction holds. So the first use runs unprepared and asks for the
+// statement to be prepared in the background, as soon as a connection is
+// free; later uses bind it to their transaction's connection.
+func (t *Tx) stmt(q string) *sql.Stmt {
+	key := stmtKey{t.pool, q}
+	v, ok := t.db.stmts.Load(key)
+	if !ok {
+		if t.db.nstmts.Load() < maxStmts {
+			if _, loaded := t.db.stmts.LoadOrStore(key, nil); !loaded {
+				t.db.nstmts.Add(1)
+				t.db.prepare(key)
+			}
+		}
+		return nil
+	}
+	prepared, _ := v.(*sql.Stmt)
+	if prepared == nil {
+		return nil
+	}
+	return t.tx.StmtContext(t.ctx, prepared)
+}
+
+// prepare prepares key's query on its pool in the background.
+func (db *DB) prepare(key stmtKey) {
+	db.preparing.Add(1)
+	go func() {
+		defer db.preparing.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		prepared, err := key.pool.PrepareContext(ctx, db.rebind(key.q))
+		if err != nil {
+			return // stays unprepared
+		}
+		db.stmts.Store(key, prepared)
+	}()
+}
+
 func (t *Tx) exec(q string, args ...any) (sql.Result, error) {
+	if st := t.stmt(q); st != nil {
+		return st.ExecContext(t.ctx, args...)
+	}
 	return t.tx.ExecContext(t.ctx, t.db.rebind(q), args...)
 }
 
 func (t *Tx) query(q string, args ...any) (*sql.Rows, error) {
+	if st := t.stmt(q); st != nil {
+		return st.QueryContext(t.ctx, args...)
+	}
 	return t.tx.QueryContext(t.ctx, t.db.rebind(q), args...)
 }
 
 func (t *Tx) queryRow(q string, args ...any) *sql.Row {
+	if st := t.stmt(q); st != nil {
+		return st.QueryRowContext(t.ctx, args...)
+	}
 	return t.tx.QueryRowContext(t.ctx, t.db.rebind(q), args...)
 }
 
