@@ -1,0 +1,155 @@
+package sqldb
+
+import (
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"strings"
+
+	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/search"
+	"github.com/anylift/anylift/internal/store"
+)
+
+// searchCursor is the position after the last session of a page: its
+// sort value (S for strings, N for numbers, neither when the session
+// lacks the sorted property or there is no sort), creation time and pk,
+// with Q, the fingerprint of the query it belongs to.
+type searchCursor struct {
+	Q string  `json:"q"`
+	S *string `json:"s,omitempty"`
+	N *int64  `json:"n,omitempty"`
+	C int64   `json:"c"`
+	P int64   `json:"p"`
+}
+
+// SearchGameSessions compiles q into one SELECT over game_sessions: the
+// filter becomes a WHERE clause (property conditions are semi-joins on
+// game_session_properties), the sort an ORDER BY with keyset pagination
+// on (sort value, created, pk). Every value from the caller is a bound
+// parameter; only the shape of the query comes from the tree.
+func (t *Tx) SearchGameSessions(q store.SearchQuery, p store.Page) ([]*game.GameSession, string, error) {
+	fp := fingerprint(q)
+	var after *searchCursor
+	if p.Token != "" {
+		after = &searchCursor{}
+		if err := decodeCursor(p.Token, after); err != nil {
+			return nil, "", err
+		}
+		if after.Q != fp {
+			return nil, "", game.Errorf(game.InvalidRequest,
+				"NextToken belongs to another search: the fleet, location, filter and sort must stay the same between pages")
+		}
+		if !after.fits(q.Sort) {
+			return nil, "", game.Errorf(game.InvalidRequest, "NextToken is not a token this service issued")
+		}
+	}
+	n := limit(p.Limit, 20, 0)
+	b := &sqlBuilder{pg: t.db.dialect.Numbered}
+	b.search(q, after, n+1)
+	rows, err := t.tx.QueryContext(t.ctx, b.sql.String(), b.args...)
+	if err != nil {
+		return nil, "", err
+	}
+	defer rows.Close()
+	var (
+		out  []*game.GameSession
+		last searchCursor
+		more bool
+	)
+	for rows.Next() {
+		if len(out) == n {
+			more = true
+			break
+		}
+		var prop sql.NullString
+		pk, s, err := scanSession(scanExtra{rows, &prop})
+		if err != nil {
+			return nil, "", err
+		}
+		out = append(out, s)
+		last = cursorAt(q.Sort, s, pk, prop)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "", err
+	}
+	if !more {
+		return out, "", nil
+	}
+	last.Q = fp
+	return out, encodeCursor(last), nil
+}
+
+// fits reports whether the cursor holds a sort value of the sort's type.
+func (c *searchCursor) fits(s *search.Sort) bool {
+	switch {
+	case s == nil:
+		return c.S == nil && c.N == nil
+	case s.Operand.Field == search.Property:
+		return c.N == nil
+	case s.Operand.Field.Kind() == search.String:
+		return c.S != nil && c.N == nil
+	}
+	return c.N != nil && c.S == nil
+}
+
+// scanExtra scans the session columns and then the sort column.
+type scanExtra struct {
+	rows  *sql.Rows
+	extra any
+}
+
+func (s scanExtra) Scan(dest ...any) error { return s.rows.Scan(append(dest, s.extra)...) }
+
+// cursorAt returns the position of session s (row pk) in the order of
+// sort; prop is the sorted property's value when sorting by a property.
+func cursorAt(sort *search.Sort, s *game.GameSession, pk int64, prop sql.NullString) searchCursor {
+	c := searchCursor{C: store.Millis(s.CreationTime), P: pk}
+	if sort == nil {
+		return c
+	}
+	num := func(v int64) { c.N = &v }
+	str := func(v string) { c.S = &v }
+	switch sort.Operand.Field {
+	case search.GameSessionID:
+		str(s.ID)
+	case search.GameSessionName:
+		str(s.Name)
+	case search.Property:
+		if prop.Valid {
+			str(prop.String)
+		}
+	case search.MaximumSessions:
+		num(int64(s.MaximumPlayerSessionCount))
+	case search.PlayerSessionCount:
+		num(int64(s.CurrentPlayerSessionCount))
+	case search.CreationTimeMillis:
+		num(c.C)
+	case search.HasAvailablePlayerSessions:
+		num(boolInt(s.CurrentPlayerSessionCount < s.MaximumPlayerSessionCount))
+	}
+	return c
+}
+
+func boolInt(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// fingerprint identifies a query, so that a token is only accepted by the
+// search that issued it.
+func fingerprint(q store.SearchQuery) string {
+	var b strings.Builder
+	b.WriteString(q.FleetID + "\x00" + q.Location + "\x00")
+	if q.Filter != nil {
+		b.WriteString(q.Filter.String())
+	}
+	b.WriteString("\x00")
+	if q.Sort != nil {
+		b.WriteString(q.Sort.String())
+	}
+	sum := sha256.Sum256([]byte(b.String()))
+	return hex.EncodeToString(sum[:8])
+}
