@@ -7,7 +7,7 @@ import "github.com/anylift/anylift/internal/control"
 func operations(s *control.Service) map[string]handler {
 	m := map[string]handler{}
 	for _, add := range []func(*control.Service, map[string]handler){
-		locationOps, tagOps, fleetOps, computeOps, aliasOps, gameSessionOps, playerSessionOps,
+		locationOps, tagOps, fleetOps, computeOps, aliasOps, gameSessionOps, playerSessionOps, searchOps,
 	} {
 		add(s, m)
 	}

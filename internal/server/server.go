@@ -40,6 +40,8 @@ type Config struct {
 	AuthTokenTTL         time.Duration
 	ReservationTimeout   time.Duration
 	MaxPlayersPerSession int
+	// SearchPageSize caps SearchGameSessions results per page (20).
+	SearchPageSize int
 
 	Log *slog.Logger
 	Now func() time.Time // the clock; time.Now when nil
@@ -98,6 +100,7 @@ func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 		AuthTokenTTL:         cfg.AuthTokenTTL,
 		ReservationTimeout:   cfg.ReservationTimeout,
 		MaxPlayersPerSession: cfg.MaxPlayersPerSession,
+		SearchPageSize:       cfg.SearchPageSize,
 	}, cfg.Now, cfg.Log)
 	if cfg.AnyCredentials {
 		cfg.Log.Warn("INSECURE: --insecure-any-credentials is set; any well-formed signature from any access key is accepted. Use this for local development only.")
