@@ -45,39 +45,98 @@ func (t *Tx) SearchGameSessions(q store.SearchQuery, p store.Page) ([]*game.Game
 		}
 	}
 	n := limit(p.Limit, 20, 0)
-	b := &sqlBuilder{pg: t.db.dialect.Numbered}
-	b.search(q, after, n+1)
-	rows, err := t.tx.QueryContext(t.ctx, b.sql.String(), b.args...)
+	driver, err := t.searchDriver(q.Filter)
 	if err != nil {
 		return nil, "", err
 	}
-	defer rows.Close()
-	var (
-		out  []*game.GameSession
-		last searchCursor
-		more bool
-	)
-	for rows.Next() {
-		if len(out) == n {
-			more = true
+	parts := []int{partAll}
+	if q.Sort != nil && q.Sort.Operand.Field == search.Property {
+		parts = []int{partValues, partNulls}
+		if after != nil && after.S == nil {
+			parts = parts[1:]
+		}
+	}
+	var out []*game.GameSession
+	var last searchCursor
+	for i, part := range parts {
+		if i > 0 {
+			after = nil // the next part starts at its beginning
+		}
+		pl := plan{q: q, after: after, limit: n + 1 - len(out), part: part, driver: driver}
+		if out, last, err = t.searchPart(pl, out, last); err != nil || len(out) > n {
 			break
 		}
+	}
+	if err != nil || len(out) <= n {
+		return out, "", err
+	}
+	last.Q = fp
+	return out[:n], encodeCursor(last), nil
+}
+
+// searchPart runs one query of a search, appending to out. last is the
+// cursor of the last session it keeps.
+func (t *Tx) searchPart(pl plan, out []*game.GameSession, last searchCursor) ([]*game.GameSession, searchCursor, error) {
+	b := &sqlBuilder{pg: t.db.dialect.Numbered}
+	b.search(pl)
+	rows, err := t.tx.QueryContext(t.ctx, b.sql.String(), b.args...)
+	if err != nil {
+		return nil, last, err
+	}
+	defer rows.Close()
+	want := len(out) + pl.limit
+	for rows.Next() {
 		var prop sql.NullString
 		pk, s, err := scanSession(scanExtra{rows, &prop})
 		if err != nil {
-			return nil, "", err
+			return nil, last, err
+		}
+		if len(out) < want-1 {
+			last = cursorAt(pl.q.Sort, s, pk, prop)
 		}
 		out = append(out, s)
-		last = cursorAt(q.Sort, s, pk, prop)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, "", err
+	return out, last, rows.Err()
+}
+
+// driverLimit is how many rows of one property value make it too common
+// to start a search from: past it, scanning the fleet in the sort's order
+// finds a page sooner.
+const driverLimit = 1000
+
+// searchDriver returns the most selective property equality among the
+// conditions that filter requires (its top-level AND), when it holds for
+// fewer than driverLimit sessions; else nil. Each candidate costs one
+// probe of the property index, bounded by driverLimit.
+func (t *Tx) searchDriver(filter search.Expr) (*search.Cond, error) {
+	var best *search.Cond
+	bestN := driverLimit
+	for _, c := range conjuncts(filter, nil) {
+		if c.Operand.Field != search.Property || c.Op != search.Eq {
+			continue
+		}
+		var n int
+		b := &sqlBuilder{pg: t.db.dialect.Numbered}
+		b.probe(c, driverLimit)
+		if err := t.tx.QueryRowContext(t.ctx, b.sql.String(), b.args...).Scan(&n); err != nil {
+			return nil, err
+		}
+		if n < bestN {
+			best, bestN = c, n
+		}
 	}
-	if !more {
-		return out, "", nil
+	return best, nil
+}
+
+// conjuncts appends to list the conditions that e is an AND of.
+func conjuncts(e search.Expr, list []*search.Cond) []*search.Cond {
+	switch e := e.(type) {
+	case *search.And:
+		return conjuncts(e.R, conjuncts(e.L, list))
+	case *search.Cond:
+		return append(list, e)
 	}
-	last.Q = fp
-	return out, encodeCursor(last), nil
+	return list
 }
 
 // fits reports whether the cursor holds a sort value of the sort's type.

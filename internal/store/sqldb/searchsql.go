@@ -46,7 +46,8 @@ func (b *sqlBuilder) boolParam(v bool) string {
 }
 
 // text returns a string expression in the byte order both backends sort
-// and compare strings by (SQLite's BINARY; "C" on PostgreSQL).
+// and compare strings by (SQLite's BINARY; "C" on PostgreSQL, where
+// property values have an index in that collation: migration 060).
 func (b *sqlBuilder) text(expr string) string {
 	if b.pg {
 		return expr + ` COLLATE "C"`
@@ -58,32 +59,75 @@ func (b *sqlBuilder) text(expr string) string {
 // index game_sessions_search_open (migration 060), so the index applies.
 const openSeats = "(g.cur_players < g.max_players)"
 
-// search writes the whole query: the page of at most limit rows of q
-// after the cursor (nil: from the start).
-func (b *sqlBuilder) search(q store.SearchQuery, after *searchCursor, limit int) {
-	byProp := q.Sort != nil && q.Sort.Operand.Field == search.Property
+// The parts of a search. Sorting by a property reads the sessions that
+// have it (partValues, in value order, from the property index) and then
+// those that lack it (partNulls, in creation order): nulls come last.
+const (
+	partAll = iota
+	partValues
+	partNulls
+)
+
+// plan is one query of a search.
+type plan struct {
+	q     store.SearchQuery
+	after *searchCursor // nil: from the start of the part
+	limit int
+	part  int
+	// driver, when set, is a selective property equality that every
+	// result satisfies; the query then starts from its rows in the
+	// property index instead of scanning the fleet.
+	driver *search.Cond
+}
+
+// probe writes the query counting, up to max, the property rows of c.
+func (b *sqlBuilder) probe(c *search.Cond, max int) {
+	b.w("SELECT COUNT(*) FROM (SELECT 1 FROM game_session_properties WHERE key = ", b.param(c.Operand.Key),
+		" AND ", b.text("value"), " = ", b.param(c.Str), " LIMIT ", b.param(max), ") x")
+}
+
+// search writes the whole query of p.
+func (b *sqlBuilder) search(p plan) {
 	b.w("SELECT ", searchColumns)
-	if byProp {
-		b.w(", sp.value FROM game_sessions g LEFT JOIN game_session_properties sp ON sp.session_pk = g.pk AND sp.key = ",
-			b.param(q.Sort.Operand.Key))
+	if p.part == partValues {
+		b.w(", sp.value FROM ")
 	} else {
-		b.w(", NULL FROM game_sessions g")
+		b.w(", NULL FROM ")
 	}
-	b.w(" WHERE g.fleet_id = ", b.param(q.FleetID), " AND g.status = 'ACTIVE'")
-	if q.Location != "" {
-		b.w(" AND g.location = ", b.param(q.Location))
+	// CROSS JOIN fixes the join order on SQLite (PostgreSQL plans it
+	// alone): the property index first, then the session by its pk.
+	if p.driver != nil {
+		b.w("game_session_properties d CROSS JOIN ")
 	}
-	if q.Filter != nil {
+	if p.part == partValues {
+		b.w("game_session_properties sp CROSS JOIN ")
+	}
+	b.w("game_sessions g WHERE ")
+	if p.driver != nil {
+		b.w("d.key = ", b.param(p.driver.Operand.Key), " AND ", b.text("d.value"), " = ", b.param(p.driver.Str), " AND g.pk = d.session_pk AND ")
+	}
+	if p.part == partValues {
+		b.w("sp.key = ", b.param(p.q.Sort.Operand.Key), " AND g.pk = sp.session_pk AND ")
+	}
+	if p.part == partNulls {
+		b.w("NOT EXISTS (SELECT 1 FROM game_session_properties p WHERE p.session_pk = g.pk AND p.key = ",
+			b.param(p.q.Sort.Operand.Key), ") AND ")
+	}
+	b.w("g.fleet_id = ", b.param(p.q.FleetID), " AND g.status = 'ACTIVE'")
+	if p.q.Location != "" {
+		b.w(" AND g.location = ", b.param(p.q.Location))
+	}
+	if p.q.Filter != nil {
 		b.w(" AND ")
-		b.expr(q.Filter)
+		b.expr(p.q.Filter)
 	}
-	if after != nil {
+	if p.after != nil {
 		b.w(" AND ")
-		b.keyset(q.Sort, after)
+		b.keyset(p.q.Sort, p.after)
 	}
 	b.w(" ORDER BY ")
-	b.order(q.Sort)
-	b.w(" LIMIT ", b.param(limit))
+	b.order(p.q.Sort, p.part)
+	b.w(" LIMIT ", b.param(p.limit))
 }
 
 // expr writes a filter. Every condition is true or false, never NULL, so
@@ -118,12 +162,12 @@ func (b *sqlBuilder) cond(c *search.Cond) {
 	op := string(c.Op) // one of the six comparators: the parser admits no other
 	switch f := c.Operand.Field; f {
 	case search.Property:
-		b.w("g.pk IN (SELECT session_pk FROM game_session_properties WHERE key = ", b.param(c.Operand.Key),
-			" AND ", b.text("value"), " ", op, " ", b.param(c.Str), ")")
+		b.w("EXISTS (SELECT 1 FROM game_session_properties p WHERE p.session_pk = g.pk AND p.key = ", b.param(c.Operand.Key),
+			" AND ", b.text("p.value"), " ", op, " ", b.param(c.Str), ")")
 	case search.HasAvailablePlayerSessions:
 		b.w(openSeats, " = ", b.boolParam(c.Bool == (c.Op == search.Eq)))
 	case search.GameSessionID, search.GameSessionName:
-		b.w(b.text(column(f)), " ", op, " ", b.param(c.Str))
+		b.w(column(f), " ", op, " ", b.param(c.Str))
 	default:
 		b.w(column(f), " ", op, " ", b.param(c.Num))
 	}
@@ -146,14 +190,14 @@ func column(f search.Field) string {
 	return "g.created"
 }
 
-// sortKey returns the sort's expression ("" without sort or for a
-// property), its direction and the keyset comparator.
+// sortKey returns the sort's expression ("" when the order is creation
+// order or a property's), its direction and the keyset comparator.
 func (b *sqlBuilder) sortKey(s *search.Sort) (key, dir, cmp string) {
 	dir, cmp = "", ">"
 	if s != nil && s.Desc {
 		dir, cmp = " DESC", "<"
 	}
-	if s == nil || s.Operand.Field == search.Property {
+	if s == nil || s.Operand.Field == search.Property || s.Operand.Field == search.CreationTimeMillis {
 		return "", dir, cmp
 	}
 	key = column(s.Operand.Field)
@@ -164,17 +208,16 @@ func (b *sqlBuilder) sortKey(s *search.Sort) (key, dir, cmp string) {
 }
 
 // order writes the ORDER BY list: the sort, then creation time and pk in
-// the same direction. Sessions lacking a sorted property come last.
-func (b *sqlBuilder) order(s *search.Sort) {
+// the same direction.
+func (b *sqlBuilder) order(s *search.Sort, part int) {
 	key, dir, _ := b.sortKey(s)
 	switch {
-	case s == nil:
-		b.w("g.created, g.pk")
-	case s.Operand.Field == search.Property:
-		b.w("(sp.value IS NULL), ", b.text("sp.value"), dir, ", g.created", dir, ", g.pk", dir)
-	default:
-		b.w(key, dir, ", g.created", dir, ", g.pk", dir)
+	case part == partValues:
+		b.w(b.text("sp.value"), dir, ", ")
+	case key != "":
+		b.w(key, dir, ", ")
 	}
+	b.w("g.created", dir, ", g.pk", dir)
 }
 
 // keyset writes the condition for "after the cursor" in the order of s.
@@ -184,13 +227,11 @@ func (b *sqlBuilder) keyset(s *search.Sort, c *searchCursor) {
 		return "(g.created, g.pk) " + cmp + " (" + b.param(c.C) + ", " + b.param(c.P) + ")"
 	}
 	switch {
-	case s == nil:
+	case key == "" && (s == nil || s.Operand.Field != search.Property || c.S == nil):
 		b.w(tie())
-	case s.Operand.Field == search.Property && c.S == nil:
-		b.w("(sp.value IS NULL AND ", tie(), ")")
-	case s.Operand.Field == search.Property:
+	case key == "":
 		v := b.text("sp.value")
-		b.w("(sp.value IS NULL OR ", v, " ", cmp, " ", b.param(*c.S), " OR (", v, " = ", b.param(*c.S), " AND ", tie(), "))")
+		b.w("(", v, " ", cmp, " ", b.param(*c.S), " OR (", v, " = ", b.param(*c.S), " AND ", tie(), "))")
 	default:
 		b.w("(", key, ", g.created, g.pk) ", cmp, " (", b.cursorValue(s, c), ", ", b.param(c.C), ", ", b.param(c.P), ")")
 	}
