@@ -158,6 +158,10 @@ func TestSearchGameSessionsWithJSON(t *testing.T) {
 	if _, ok := first["CreationTime"].(float64); !ok {
 		t.Errorf("CreationTime = %v, want epoch seconds", first["CreationTime"])
 	}
+	r = env.CallJSON(t, "SearchGameSessions", `{"FleetId": "`+searchFleet+`", "Limit": 50}`)
+	if list, _ := r.JSON(t)["GameSessions"].([]any); len(list) != 25 || r.JSON(t)["NextToken"] != nil {
+		t.Errorf("with --search-page-size 100, Limit 50: %d sessions, want all 25 in one page", len(list))
+	}
 	r = env.CallJSON(t, "SearchGameSessions", `{"FleetId": "`+searchFleet+`", "FilterExpression": "gameSessionName = 'none'"}`)
 	if list, ok := r.JSON(t)["GameSessions"].([]any); !ok || len(list) != 0 {
 		t.Errorf("no match: %s, want an empty GameSessions list", r.Body)

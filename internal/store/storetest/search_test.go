@@ -121,6 +121,7 @@ func TestSearchGameSessions(t *testing.T) {
 		{filter: `gameSessionName = 'Matt\'s Game'`, want: []string{matt}},
 		{filter: `gameSessionName = "quote\"back\\slash"`, want: []string{quote}},
 		{filter: `gameSessionName = 'ALPHA'`, want: nil},
+		{filter: `gameSessionName = 'x\' OR 1=1 --' OR gameSessionProperties.mode = '\'; DROP TABLE game_sessions; --'`, want: nil},
 		{filter: `gameSessionName <> 'alpha' and gameSessionName<>'beta'`, want: []string{matt, gamma, quote}},
 		{filter: `maximumSessions >= 6 AND playerSessionCount < 6`, want: []string{alpha, matt}},
 		{filter: fmt.Sprintf(`creationTimeMillis > %d`, created(1)), want: []string{matt, gamma, quote}},
@@ -194,6 +195,39 @@ func TestSearchTokens(t *testing.T) {
 			})
 			if !game.IsKind(err, game.InvalidRequest) {
 				t.Errorf("%s: %v, want InvalidRequest", name, err)
+			}
+		}
+	})
+}
+
+// TestSearchCommonProperty covers a property value too common to start
+// the search from (1,000 sessions or more): the results are the same.
+func TestSearchCommonProperty(t *testing.T) {
+	Each(t, func(t *testing.T, st store.Store) {
+		Update(t, st, func(tx store.Tx) error {
+			for i := range 1100 {
+				sd := seed{name: fmt.Sprintf("s%04d", i), loc: "custom-a", max: 8, cur: i % 8, props: "mode=ffa"}
+				if i%100 == 0 {
+					sd.props = "mode=ffa,map=rare"
+				}
+				if err := tx.InsertGameSession(seedSession(i, sd)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		for filter, want := range map[string]int{
+			`gameSessionProperties.mode = 'ffa' AND playerSessionCount = 3`:                                      138,
+			`gameSessionProperties.mode = 'ffa' AND gameSessionProperties.map = 'rare'`:                          11,
+			`gameSessionProperties.mode = 'ffa' AND gameSessionProperties.map = 'rare' AND playerSessionCount=4`: 5,
+		} {
+			e, err := search.ParseFilter(filter)
+			if err != nil {
+				t.Fatal(err)
+			}
+			q := store.SearchQuery{FleetID: "fleet-search", Filter: e, Sort: &search.Sort{Operand: search.Operand{Field: search.PlayerSessionCount}, Desc: true}}
+			if got := searchAll(t, st, q, 20); len(got) != want {
+				t.Errorf("%s: %d sessions, want %d", filter, len(got), want)
 			}
 		}
 	})
