@@ -23,26 +23,18 @@ type searchCursor struct {
 	P int64   `json:"p"`
 }
 
-// SearchGameSessions compiles q into one SELECT over game_sessions: the
-// filter becomes a WHERE clause (property conditions are semi-joins on
+// SearchGameSessions compiles q into SQL: the filter becomes a WHERE
+// clause (property conditions are EXISTS probes of
 // game_session_properties), the sort an ORDER BY with keyset pagination
-// on (sort value, created, pk). Every value from the caller is a bound
-// parameter; only the shape of the query comes from the tree.
+// on (sort value, created, pk). A page is one query, or two when sorting
+// by a property (sessions with it, then those without). Every value from
+// the caller is a bound parameter; only the shape of the query comes
+// from the tree.
 func (t *Tx) SearchGameSessions(q store.SearchQuery, p store.Page) ([]*game.GameSession, string, error) {
 	fp := fingerprint(q)
-	var after *searchCursor
-	if p.Token != "" {
-		after = &searchCursor{}
-		if err := decodeCursor(p.Token, after); err != nil {
-			return nil, "", err
-		}
-		if after.Q != fp {
-			return nil, "", game.Errorf(game.InvalidRequest,
-				"NextToken belongs to another search: the fleet, location, filter and sort must stay the same between pages")
-		}
-		if !after.fits(q.Sort) {
-			return nil, "", game.Errorf(game.InvalidRequest, "NextToken is not a token this service issued")
-		}
+	after, err := searchAfter(q, p.Token, fp)
+	if err != nil {
+		return nil, "", err
 	}
 	n := limit(p.Limit, 20, 0)
 	driver, err := t.searchDriver(q.Filter)
@@ -72,6 +64,26 @@ func (t *Tx) SearchGameSessions(q store.SearchQuery, p store.Page) ([]*game.Game
 	}
 	last.Q = fp
 	return out[:n], encodeCursor(last), nil
+}
+
+// searchAfter decodes the cursor of token (nil when empty), checking
+// that it belongs to the query whose fingerprint is fp.
+func searchAfter(q store.SearchQuery, token, fp string) (*searchCursor, error) {
+	if token == "" {
+		return nil, nil
+	}
+	after := &searchCursor{}
+	if err := decodeCursor(token, after); err != nil {
+		return nil, err
+	}
+	if after.Q != fp {
+		return nil, game.Errorf(game.InvalidRequest,
+			"NextToken belongs to another search: the fleet, location, filter and sort must stay the same between pages")
+	}
+	if !after.fits(q.Sort) {
+		return nil, game.Errorf(game.InvalidRequest, "NextToken is not a token this service issued")
+	}
+	return after, nil
 }
 
 // searchPart runs one query of a search, appending to out. last is the
