@@ -28,6 +28,7 @@ func serveFlags(fs *flag.FlagSet) func() (server.Config, error) {
 	tokenTTL := fs.Duration("auth-token-ttl", 15*time.Minute, "lifetime of compute auth tokens")
 	reservation := fs.Duration("reservation-timeout", 60*time.Second, "time a RESERVED player session waits to be accepted")
 	maxPlayers := fs.Int("max-players-per-session", 200, "cap on MaximumPlayerSessionCount")
+	searchPage := fs.Int("search-page-size", 20, "most SearchGameSessions results per page (GameLift: 20)")
 	syncMode := fs.String("sqlite-synchronous", "FULL", "SQLite synchronous mode: FULL or NORMAL")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	return func() (server.Config, error) {
@@ -43,6 +44,9 @@ func serveFlags(fs *flag.FlagSet) func() (server.Config, error) {
 				return server.Config{}, err
 			}
 		}
+		if *searchPage < 1 {
+			return server.Config{}, fmt.Errorf("--search-page-size must be at least 1")
+		}
 		var level slog.Level
 		if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
 			return server.Config{}, fmt.Errorf("--log-level: %w", err)
@@ -57,6 +61,7 @@ func serveFlags(fs *flag.FlagSet) func() (server.Config, error) {
 			SDKEndpoint:          *sdkEndpoint,
 			ReservationTimeout:   *reservation,
 			MaxPlayersPerSession: *maxPlayers,
+			SearchPageSize:       *searchPage,
 		}, nil
 	}
 }

@@ -43,6 +43,8 @@ type Config struct {
 	// SDKEndpoint is the WebSocket URL advertised to game servers as
 	// GameLiftServiceSdkEndpoint; ws://<API listener address> when empty.
 	SDKEndpoint string
+	// SearchPageSize caps SearchGameSessions results per page (20).
+	SearchPageSize int
 
 	Log *slog.Logger
 	Now func() time.Time // the clock; time.Now when nil
@@ -114,6 +116,7 @@ func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 		ReservationTimeout:   cfg.ReservationTimeout,
 		MaxPlayersPerSession: cfg.MaxPlayersPerSession,
 		SDKEndpoint:          sdkEndpoint,
+		SearchPageSize:       cfg.SearchPageSize,
 	}, cfg.Now, cfg.Log)
 	if cfg.AnyCredentials {
 		cfg.Log.Warn("INSECURE: --insecure-any-credentials is set; any well-formed signature from any access key is accepted. Use this for local development only.")

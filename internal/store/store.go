@@ -39,6 +39,7 @@ type Tx interface {
 	PlayerSessionTx
 	EventTx
 	TagTx
+	SearchTx
 }
 
 // Page asks for one page of a list: at most Limit items after the opaque

@@ -1,0 +1,7 @@
+package api
+
+import "github.com/anylift/anylift/internal/control"
+
+func searchOps(s *control.Service, m map[string]handler) {
+	m["SearchGameSessions"] = op(s.SearchGameSessions)
+}

@@ -1,0 +1,104 @@
+package control
+
+import (
+	"context"
+
+	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/search"
+	"github.com/anylift/anylift/internal/store"
+	"github.com/anylift/anylift/internal/wire"
+)
+
+// SearchGameSessions returns ACTIVE game sessions of one fleet (FleetId or
+// AliasId, not both; a TERMINAL alias answers TerminalRoutingStrategy),
+// optionally of one Location, that match FilterExpression, ordered by
+// SortExpression (spec/semantics.md §5). Without a sort, sessions come in
+// creation order (GameLift's order is then random, so callers cannot rely
+// on any). Pages hold at most Limit sessions, and never more than the
+// configured SearchPageSize (20 by default, GameLift's figure). A bad
+// expression is InvalidRequest, naming what is wrong and where.
+func (s *Service) SearchGameSessions(ctx context.Context, in *wire.SearchGameSessionsInput) (*wire.SearchGameSessionsOutput, error) {
+	q, err := searchQuery(in)
+	if err != nil {
+		return nil, err
+	}
+	page := store.Page{Limit: int(wire.Deref(in.Limit)), Token: wire.Deref(in.NextToken)}
+	if page.Limit <= 0 || page.Limit > s.cfg.SearchPageSize {
+		page.Limit = s.cfg.SearchPageSize
+	}
+	out := &wire.SearchGameSessionsOutput{GameSessions: []wire.GameSession{}}
+	err = s.view(ctx, func(tx store.Tx) error {
+		f, err := s.fleetFor(tx, wire.Deref(in.FleetId), wire.Deref(in.AliasId))
+		if err != nil {
+			return err
+		}
+		q.FleetID = f.ID
+		list, next, err := tx.SearchGameSessions(q, page)
+		if err != nil {
+			return err
+		}
+		for _, gs := range list {
+			out.GameSessions = append(out.GameSessions, searchResult(gs))
+		}
+		out.NextToken = wire.String(next)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// searchQuery parses the request's expressions; the fleet is set later.
+func searchQuery(in *wire.SearchGameSessionsInput) (store.SearchQuery, error) {
+	q := store.SearchQuery{Location: wire.Deref(in.Location)}
+	if f := wire.Deref(in.FilterExpression); f != "" {
+		e, err := search.ParseFilter(f)
+		if err != nil {
+			return q, err
+		}
+		q.Filter = e
+	}
+	if src := wire.Deref(in.SortExpression); src != "" {
+		srt, err := search.ParseSort(src)
+		if err != nil {
+			return q, err
+		}
+		q.Sort = &srt
+	}
+	return q, nil
+}
+
+// searchResult is a game session as SearchGameSessions shows it.
+func searchResult(g *game.GameSession) wire.GameSession {
+	out := wire.GameSession{
+		GameSessionId:               wire.String(g.ID),
+		Name:                        wire.String(g.Name),
+		FleetId:                     wire.String(g.FleetID),
+		FleetArn:                    wire.String(g.FleetARN),
+		CreationTime:                wire.NewTime(g.CreationTime),
+		CurrentPlayerSessionCount:   wire.Int32(g.CurrentPlayerSessionCount),
+		MaximumPlayerSessionCount:   wire.Int32(g.MaximumPlayerSessionCount),
+		Status:                      wire.String(g.Status),
+		StatusReason:                wire.String(g.StatusReason),
+		GameProperties:              []wire.GameProperty{},
+		IpAddress:                   wire.String(g.IPAddress),
+		DnsName:                     wire.String(g.DNSName),
+		PlayerSessionCreationPolicy: wire.String(g.PlayerSessionCreationPolicy),
+		CreatorId:                   wire.String(g.CreatorID),
+		GameSessionData:             wire.String(g.GameSessionData),
+		MatchmakerData:              wire.String(g.MatchmakerData),
+		Location:                    wire.String(g.Location),
+		ComputeName:                 wire.String(g.ComputeName),
+	}
+	if !g.TerminationTime.IsZero() {
+		out.TerminationTime = wire.NewTime(g.TerminationTime)
+	}
+	if g.Port != 0 {
+		out.Port = wire.Int32(g.Port)
+	}
+	for _, p := range g.Properties {
+		out.GameProperties = append(out.GameProperties, wire.GameProperty{Key: &p.Key, Value: &p.Value})
+	}
+	return out
+}
