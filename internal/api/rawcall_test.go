@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -166,7 +167,7 @@ func errorBody(t testing.TB, p wire.Protocol, r *apitest.Response) map[string]an
 	m := map[string]any{}
 	var err error
 	if p == wire.CBOR {
-		err = cbor.Unmarshal(r.Body, &m)
+		err = cborMaps.Unmarshal(r.Body, &m)
 	} else {
 		err = json.Unmarshal(r.Body, &m)
 	}
@@ -269,3 +270,13 @@ func sha256Hex(b []byte) string {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// cborMaps decodes nested CBOR maps as map[string]any, like encoding/json.
+var cborMaps = must(cbor.DecOptions{DefaultMapType: reflect.TypeOf(map[string]any{})}.DecMode())
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
