@@ -109,7 +109,11 @@ func decodeJSON(body []byte, v any) error {
 func jsonError(err error) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return &DecodeError{Member: te.Field, Reason: fmt.Sprintf("expected %s, got JSON %s", goKind(te.Type.String()), te.Value)}
+		want := goKind(te.Type.String())
+		if want == "an integer" && isIntegerText(strings.TrimPrefix(te.Value, "number ")) {
+			return &DecodeError{Member: te.Field, Reason: fmt.Sprintf("%s is out of range for %s", strings.TrimPrefix(te.Value, "number "), intRange(te.Type.String()))}
+		}
+		return &DecodeError{Member: te.Field, Reason: fmt.Sprintf("expected %s, got JSON %s", want, te.Value)}
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
@@ -138,8 +142,15 @@ func decodeCBOR(body []byte, v any) error {
 func cborError(err error) error {
 	var te *cbor.UnmarshalTypeError
 	if errors.As(err, &te) {
-		member := te.StructFieldName
-		return &DecodeError{Member: member, Reason: fmt.Sprintf("expected %s, got CBOR %s", goKind(te.GoType), te.CBORType)}
+		member := cborMember(te.StructFieldName)
+		if strings.Contains(te.Error(), "overflows") {
+			return &DecodeError{Member: member, Reason: "integer is out of range for " + intRange(te.GoType)}
+		}
+		got := te.CBORType
+		if got == "primitives" {
+			got = "simple value or float"
+		}
+		return &DecodeError{Member: member, Reason: fmt.Sprintf("expected %s, got CBOR %s", goKind(te.GoType), got)}
 	}
 	var dup *cbor.DupMapKeyError
 	if errors.As(err, &dup) {
@@ -148,6 +159,36 @@ func cborError(err error) error {
 	msg := err.Error()
 	msg = strings.TrimPrefix(msg, "cbor: ")
 	return &DecodeError{Reason: msg}
+}
+
+// cborMember turns the decoder's "wire.CreateFleetInput.Name" into the
+// member name "Name", and "wire.Tag.Key" into "Tag.Key".
+func cborMember(field string) string {
+	field = strings.TrimPrefix(field, "wire.")
+	typ, member, ok := strings.Cut(field, ".")
+	if !ok {
+		return field
+	}
+	if strings.HasSuffix(typ, "Input") || strings.HasSuffix(typ, "Request") {
+		return member
+	}
+	return field
+}
+
+func isIntegerText(s string) bool {
+	if s == "" {
+		return false
+	}
+	s = strings.TrimPrefix(s, "-")
+	return s != "" && strings.Trim(s, "0123456789") == ""
+}
+
+// intRange names the range of an integer member's Go type.
+func intRange(goType string) string {
+	if strings.TrimPrefix(goType, "*") == "int64" {
+		return "a 64-bit integer"
+	}
+	return "a 32-bit integer (-2147483648 to 2147483647)"
 }
 
 // goKind names a Go type in the words of the model.
