@@ -57,7 +57,7 @@ func badInputs(t *testing.T) []badInput {
 		both(t, "object for list", "ListLocations", `{"Filters": {"a": 1}}`, "Filters", "list"),
 		both(t, "string for list", "CreateLocation", `{"LocationName": "custom-x", "Tags": "k=v"}`, "Tags", "list"),
 		both(t, "string for structure", "CreateLocation", `{"LocationName": "custom-x", "Tags": ["k"]}`, "Tags", "structure"),
-		both(t, "nested wrong type", "CreateLocation", `{"LocationName": "custom-x", "Tags": [{"Key": 5, "Value": "v"}]}`, "Key", "string"),
+		both(t, "nested wrong type", "CreateLocation", `{"LocationName": "custom-x", "Tags": [{"Key": 5, "Value": "v"}]}`, "Tags", "string"),
 		both(t, "unknown enum value", "ListLocations", `{"Filters": ["BOGUS"]}`,
 			"1 validation error detected: Value 'BOGUS' at 'filters.member.1' failed to satisfy constraint: Member must satisfy enum value set: [AWS, CUSTOM]"),
 		jsonOnly("integer overflow", "ListLocations", `{"Limit": 99999999999}`, "Limit", "out of range"),
