@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 
 	"github.com/fxamacker/cbor/v2"
@@ -98,6 +99,10 @@ func decodeJSON(body []byte, v any) error {
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(v); err != nil {
+		var te *timeError
+		if errors.As(err, &te) {
+			return &DecodeError{Member: timeMember(JSON, body, v), Reason: te.reason}
+		}
 		return jsonError(err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
@@ -131,12 +136,60 @@ func decodeCBOR(body []byte, v any) error {
 	}
 	rest, err := cborDec.UnmarshalFirst(body, v)
 	if err != nil {
+		var te *timeError
+		if errors.As(err, &te) {
+			return &DecodeError{Member: timeMember(CBOR, body, v), Reason: te.reason}
+		}
 		return cborError(err)
 	}
 	if len(rest) != 0 {
 		return &DecodeError{Reason: "unexpected data after the CBOR map"}
 	}
 	return nil
+}
+
+// timeMember finds the top-level timestamp member of v (a pointer to an
+// input struct) whose value in body does not decode, or "" when none does.
+// GameLift's input timestamps are all top-level members.
+func timeMember(p Protocol, body []byte, v any) string {
+	rt := reflect.TypeOf(v)
+	if rt.Kind() != reflect.Pointer || rt.Elem().Kind() != reflect.Struct {
+		return ""
+	}
+	raw := map[string][]byte{}
+	if p == JSON {
+		var m map[string]json.RawMessage
+		json.Unmarshal(body, &m)
+		for k, r := range m {
+			raw[k] = r
+		}
+	} else {
+		var m map[string]cbor.RawMessage
+		cborDec.Unmarshal(body, &m)
+		for k, r := range m {
+			raw[k] = r
+		}
+	}
+	timeType := reflect.TypeOf(&Time{})
+	for i := 0; i < rt.Elem().NumField(); i++ {
+		f := rt.Elem().Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		b, ok := raw[name]
+		if f.Type != timeType || !ok {
+			continue
+		}
+		var t Time
+		var err error
+		if p == JSON {
+			err = t.UnmarshalJSON(b)
+		} else {
+			err = t.UnmarshalCBOR(b)
+		}
+		if err != nil {
+			return name
+		}
+	}
+	return ""
 }
 
 func cborError(err error) error {
