@@ -175,3 +175,13 @@ func TestGoSDKSeesAuthErrorCodes(t *testing.T) {
 		}
 	}
 }
+
+// An operation name that is not UTF-8 still gets a well-formed error body.
+func TestInvalidUTF8OperationName(t *testing.T) {
+	env := apitest.Start(t)
+	c := call{proto: wire.CBOR, op: "%FF%FE"}
+	r := c.do(t, env)
+	wantError(t, wire.CBOR, r, 400, "UnknownOperationException")
+	j := call{proto: wire.JSON, op: "x", pre: func(r *http.Request) { r.Header.Set("X-Amz-Target", "GameLift.\xff") }}
+	wantError(t, wire.JSON, j.do(t, env), 400, "UnknownOperationException")
+}

@@ -293,7 +293,11 @@ type ErrorBody struct {
 }
 
 // EncodeError writes an error body. code is the bare exception name.
+// Invalid UTF-8 (say, from an operation name in a request path) becomes
+// U+FFFD: a CBOR text string must be valid UTF-8 or clients reject it.
 func EncodeError(p Protocol, code, message string) []byte {
+	code = strings.ToValidUTF8(code, "\uFFFD")
+	message = strings.ToValidUTF8(message, "\uFFFD")
 	b := ErrorBody{Type: code, Message: message, MessageU: message}
 	if p == CBOR {
 		out, _ := cborEnc.Marshal(b)
