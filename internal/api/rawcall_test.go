@@ -160,7 +160,6 @@ func rawDo(t testing.TB, env *apitest.Env, req *http.Request) *apitest.Response 
 	return &apitest.Response{Status: resp.StatusCode, Header: resp.Header, Body: out}
 }
 
-
 // errorBody decodes an error answer in protocol p.
 func errorBody(t testing.TB, p wire.Protocol, r *apitest.Response) map[string]any {
 	t.Helper()
