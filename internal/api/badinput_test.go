@@ -30,7 +30,7 @@ func cborOnly(name, op string, body []byte, words ...string) badInput {
 	return badInput{name, op, func(wire.Protocol) []byte { return body }, words, &p}
 }
 
-func both(t *testing.T, name, op, jsonText string, words ...string) badInput {
+func badBoth(t *testing.T, name, op, jsonText string, words ...string) badInput {
 	return badInput{name, op, func(p wire.Protocol) []byte { return bodyIn(t, p, jsonText) }, words, nil}
 }
 
@@ -51,33 +51,33 @@ func badInputs(t *testing.T) []badInput {
 		cborOnly("invalid UTF-8", "CreateLocation", append(append([]byte{0xa1, 0x6c}, "LocationName"...), 0x62, 0xc3, 0x28), "UTF-8"),
 		cborOnly("duplicate key", "ListLocations", append(append(append([]byte{0xa2, 0x65}, "Limit"...), 0x01, 0x65), append([]byte("Limit"), 0x02)...), "duplicate"),
 		cborOnly("integer overflow", "ListLocations", append(append([]byte{0xa1, 0x65}, "Limit"...), 0x1b, 0, 0, 0, 0x17, 0x48, 0x76, 0xe7, 0xff), "Limit", "out of range"),
-		both(t, "string for integer", "ListLocations", `{"Limit": "ten"}`, "Limit", "integer"),
-		both(t, "fraction for integer", "ListLocations", `{"Limit": 1.5}`, "Limit", "integer"),
-		both(t, "integer for string", "CreateLocation", `{"LocationName": 5}`, "LocationName", "string"),
-		both(t, "object for list", "ListLocations", `{"Filters": {"a": 1}}`, "Filters", "list"),
-		both(t, "string for list", "CreateLocation", `{"LocationName": "custom-x", "Tags": "k=v"}`, "Tags", "list"),
-		both(t, "string for structure", "CreateLocation", `{"LocationName": "custom-x", "Tags": ["k"]}`, "Tags", "structure"),
-		both(t, "nested wrong type", "CreateLocation", `{"LocationName": "custom-x", "Tags": [{"Key": 5, "Value": "v"}]}`, "Tags", "string"),
-		both(t, "unknown enum value", "ListLocations", `{"Filters": ["BOGUS"]}`,
+		badBoth(t, "string for integer", "ListLocations", `{"Limit": "ten"}`, "Limit", "integer"),
+		badBoth(t, "fraction for integer", "ListLocations", `{"Limit": 1.5}`, "Limit", "integer"),
+		badBoth(t, "integer for string", "CreateLocation", `{"LocationName": 5}`, "LocationName", "string"),
+		badBoth(t, "object for list", "ListLocations", `{"Filters": {"a": 1}}`, "Filters", "list"),
+		badBoth(t, "string for list", "CreateLocation", `{"LocationName": "custom-x", "Tags": "k=v"}`, "Tags", "list"),
+		badBoth(t, "string for structure", "CreateLocation", `{"LocationName": "custom-x", "Tags": ["k"]}`, "Tags", "structure"),
+		badBoth(t, "nested wrong type", "CreateLocation", `{"LocationName": "custom-x", "Tags": [{"Key": 5, "Value": "v"}]}`, "Tags", "string"),
+		badBoth(t, "unknown enum value", "ListLocations", `{"Filters": ["BOGUS"]}`,
 			"1 validation error detected: Value 'BOGUS' at 'filters.member.1' failed to satisfy constraint: Member must satisfy enum value set: [AWS, CUSTOM]"),
 		jsonOnly("integer overflow", "ListLocations", `{"Limit": 99999999999}`, "Limit", "out of range"),
-		both(t, "below minimum", "ListLocations", `{"Limit": 0}`,
+		badBoth(t, "below minimum", "ListLocations", `{"Limit": 0}`,
 			"1 validation error detected: Value '0' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1"),
-		both(t, "negative", "ListLocations", `{"Limit": -1}`, "at 'limit'", "greater than or equal to 1"),
-		both(t, "above maximum", "ListLocations", `{"Limit": 201}`, "at 'limit'", "less than or equal to 200"),
-		both(t, "empty list", "ListLocations", `{"Filters": []}`, "at 'filters'", "length greater than or equal to 1"),
-		both(t, "pattern", "CreateLocation", `{"LocationName": "not-custom"}`,
+		badBoth(t, "negative", "ListLocations", `{"Limit": -1}`, "at 'limit'", "greater than or equal to 1"),
+		badBoth(t, "above maximum", "ListLocations", `{"Limit": 201}`, "at 'limit'", "less than or equal to 200"),
+		badBoth(t, "empty list", "ListLocations", `{"Filters": []}`, "at 'filters'", "length greater than or equal to 1"),
+		badBoth(t, "pattern", "CreateLocation", `{"LocationName": "not-custom"}`,
 			`1 validation error detected: Value 'not-custom' at 'locationName' failed to satisfy constraint: Member must satisfy regular expression pattern: ^custom-[A-Za-z0-9\-]+`),
-		both(t, "too long", "CreateLocation", `{"LocationName": "custom-`+strings.Repeat("a", 70)+`"}`,
+		badBoth(t, "too long", "CreateLocation", `{"LocationName": "custom-`+strings.Repeat("a", 70)+`"}`,
 			"at 'locationName'", "Member must have length less than or equal to 64"),
-		both(t, "required member null", "CreateLocation", `{"LocationName": null}`,
+		badBoth(t, "required member null", "CreateLocation", `{"LocationName": null}`,
 			"Value null at 'locationName' failed to satisfy constraint: Member must not be null"),
-		both(t, "nested required member", "TagResource",
+		badBoth(t, "nested required member", "TagResource",
 			`{"ResourceARN": "arn:aws:gamelift:us-west-2:123456789012:location/custom-x", "Tags": [{"Key": "a", "Value": "b"}, {"Value": "v"}]}`,
 			"Value null at 'tags.member.2.key' failed to satisfy constraint: Member must not be null"),
-		both(t, "two problems", "CreateLocation", `{"LocationName": "not-custom", "Tags": [{"Key": "", "Value": "v"}]}`,
+		badBoth(t, "two problems", "CreateLocation", `{"LocationName": "not-custom", "Tags": [{"Key": "", "Value": "v"}]}`,
 			"2 validation errors detected: ", "at 'locationName'", "at 'tags.member.1.key'"),
-		both(t, "empty NextToken", "ListLocations", `{"NextToken": ""}`, "at 'nextToken'"),
+		badBoth(t, "empty NextToken", "ListLocations", `{"NextToken": ""}`, "at 'nextToken'"),
 	}
 }
 
@@ -86,12 +86,12 @@ func TestBadInput(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			env := apitest.Start(t, opts...)
 			for _, tc := range badInputs(t) {
-				for _, p := range protocols {
+				for _, p := range wireProtocols {
 					if tc.only != nil && *tc.only != p {
 						continue
 					}
 					t.Run(p.String()+"/"+tc.name, func(t *testing.T) {
-						r := call{proto: p, op: tc.op, body: tc.body(p)}.do(t, env)
+						r := rawCall{proto: p, op: tc.op, body: tc.body(p)}.do(t, env)
 						m := wantError(t, p, r, 400, "InvalidRequestException")
 						msg, _ := m["message"].(string)
 						for _, w := range tc.words {
@@ -130,7 +130,7 @@ func TestWrongContentType(t *testing.T) {
 	}
 	// application/json is what some JSON clients send; charset parameters are fine.
 	for _, ct := range []string{"application/json", "application/x-amz-json-1.1; charset=utf-8"} {
-		c := call{proto: wire.JSON, op: "ListLocations", pre: func(r *http.Request) { r.Header.Set("Content-Type", ct) }}
+		c := rawCall{proto: wire.JSON, op: "ListLocations", pre: func(r *http.Request) { r.Header.Set("Content-Type", ct) }}
 		if r := c.do(t, env); r.Status != 200 {
 			t.Errorf("Content-Type %s: status %d: %s", ct, r.Status, r.Body)
 		}
@@ -142,7 +142,7 @@ func TestWrongContentType(t *testing.T) {
 
 func TestBodyOverCap(t *testing.T) {
 	env := apitest.Start(t)
-	for _, p := range protocols {
+	for _, p := range wireProtocols {
 		name := "custom-" + strings.Repeat("a", 2<<20)
 		var body []byte
 		if p == wire.JSON {
@@ -150,7 +150,7 @@ func TestBodyOverCap(t *testing.T) {
 		} else {
 			body = cborBody(t, map[string]string{"LocationName": name})
 		}
-		r := call{proto: p, op: "CreateLocation", body: body}.do(t, env)
+		r := rawCall{proto: p, op: "CreateLocation", body: body}.do(t, env)
 		m := wantError(t, p, r, 400, "InvalidRequestException")
 		if !strings.Contains(m["message"].(string), "exceeds") {
 			t.Errorf("message %q", m["message"])

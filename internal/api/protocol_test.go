@@ -20,7 +20,7 @@ import (
 
 func TestSuccessAnswers(t *testing.T) {
 	env := apitest.Start(t)
-	for _, p := range protocols {
+	for _, p := range wireProtocols {
 		t.Run(p.String(), func(t *testing.T) {
 			r := createLocation(p, t, "custom-"+strings.ToLower(p.String()[:4])).do(t, env)
 			if r.Status != http.StatusOK {
@@ -41,9 +41,9 @@ func TestSuccessAnswers(t *testing.T) {
 
 func TestEmptyBodies(t *testing.T) {
 	env := apitest.Start(t)
-	for _, p := range protocols {
+	for _, p := range wireProtocols {
 		for _, body := range [][]byte{{}, []byte(" "), nil} {
-			c := call{proto: p, op: "ListLocations", body: body}
+			c := rawCall{proto: p, op: "ListLocations", body: body}
 			if body == nil {
 				c.body = nil // {} or a0
 			}
@@ -55,8 +55,8 @@ func TestEmptyBodies(t *testing.T) {
 		}
 	}
 	// A required member is still required when the body is empty.
-	for _, p := range protocols {
-		r := call{proto: p, op: "CreateLocation", body: []byte{}}.do(t, env)
+	for _, p := range wireProtocols {
+		r := rawCall{proto: p, op: "CreateLocation", body: []byte{}}.do(t, env)
 		m := wantError(t, p, r, 400, "InvalidRequestException")
 		if !strings.Contains(m["message"].(string), "locationName") {
 			t.Errorf("message %q does not name locationName", m["message"])
@@ -80,7 +80,7 @@ func TestCBORIndefiniteLengths(t *testing.T) {
 	body = append(body, 0x61, 'k', 0x65)
 	body = append(body, "Value"...)
 	body = append(body, 0x61, 'v', 0xff, 0xff, 0xff)
-	r := call{proto: wire.CBOR, op: "CreateLocation", body: body}.do(t, env)
+	r := rawCall{proto: wire.CBOR, op: "CreateLocation", body: body}.do(t, env)
 	if r.Status != http.StatusOK {
 		t.Fatalf("status %d: %s", r.Status, errorBody(t, wire.CBOR, r))
 	}
@@ -92,17 +92,17 @@ func TestCBORIndefiniteLengths(t *testing.T) {
 
 func TestUnknownAndUnservedOperations(t *testing.T) {
 	env := apitest.Start(t)
-	for _, p := range protocols {
-		r := call{proto: p, op: "NoSuchOperation"}.do(t, env)
+	for _, p := range wireProtocols {
+		r := rawCall{proto: p, op: "NoSuchOperation"}.do(t, env)
 		wantError(t, p, r, 400, "UnknownOperationException")
 		// In the model, but not an operation this service offers.
-		r = call{proto: p, op: "CreateBuild", body: bodyIn(t, p, `{"Name": "b"}`)}.do(t, env)
+		r = rawCall{proto: p, op: "CreateBuild", body: bodyIn(t, p, `{"Name": "b"}`)}.do(t, env)
 		m := wantError(t, p, r, 400, "InvalidRequestException")
 		if !strings.Contains(m["message"].(string), "CreateBuild") {
 			t.Errorf("message %q does not name the operation", m["message"])
 		}
 	}
-	wrongPrefix := call{proto: wire.JSON, op: "ListLocations", edit: func(r *http.Request) {
+	wrongPrefix := rawCall{proto: wire.JSON, op: "ListLocations", edit: func(r *http.Request) {
 		r.Header.Set("X-Amz-Target", "DynamoDB_20120810.ListTables")
 	}}
 	wantError(t, wire.JSON, wrongPrefix.do(t, env), 400, "UnknownOperationException")
@@ -144,8 +144,8 @@ func TestOtherPaths(t *testing.T) {
 
 func TestErrorTypeIsBare(t *testing.T) {
 	env := apitest.Start(t)
-	for _, p := range protocols {
-		r := call{proto: p, op: "DeleteLocation", body: bodyIn(t, p, `{"LocationName": "custom-none"}`)}.do(t, env)
+	for _, p := range wireProtocols {
+		r := rawCall{proto: p, op: "DeleteLocation", body: bodyIn(t, p, `{"LocationName": "custom-none"}`)}.do(t, env)
 		m := wantError(t, p, r, 400, "NotFoundException")
 		if typ := m["__type"].(string); strings.ContainsAny(typ, ":#") {
 			t.Errorf("__type %q is not a bare shape name", typ)
@@ -179,9 +179,9 @@ func TestGoSDKSeesAuthErrorCodes(t *testing.T) {
 // An operation name that is not UTF-8 still gets a well-formed error body.
 func TestInvalidUTF8OperationName(t *testing.T) {
 	env := apitest.Start(t)
-	c := call{proto: wire.CBOR, op: "%FF%FE"}
+	c := rawCall{proto: wire.CBOR, op: "%FF%FE"}
 	r := c.do(t, env)
 	wantError(t, wire.CBOR, r, 400, "UnknownOperationException")
-	j := call{proto: wire.JSON, op: "x", pre: func(r *http.Request) { r.Header.Set("X-Amz-Target", "GameLift.\xff") }}
+	j := rawCall{proto: wire.JSON, op: "x", pre: func(r *http.Request) { r.Header.Set("X-Amz-Target", "GameLift.\xff") }}
 	wantError(t, wire.JSON, j.do(t, env), 400, "UnknownOperationException")
 }

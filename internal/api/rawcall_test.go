@@ -24,9 +24,9 @@ import (
 	"github.com/anylift/anylift/internal/wire"
 )
 
-// call is one hand-built control-plane request, signed the way a real
+// rawCall is one hand-built control-plane request, signed the way a real
 // client signs it. The zero value of each field means "as a client would".
-type call struct {
+type rawCall struct {
 	proto  wire.Protocol
 	op     string
 	body   []byte // nil: an empty object ({} or a0)
@@ -48,7 +48,7 @@ type call struct {
 }
 
 // request builds and signs c against env.
-func (c call) request(t testing.TB, env *apitest.Env) *http.Request {
+func (c rawCall) request(t testing.TB, env *apitest.Env) *http.Request {
 	t.Helper()
 	body := c.body
 	if body == nil {
@@ -96,7 +96,7 @@ func (c call) request(t testing.TB, env *apitest.Env) *http.Request {
 	return req
 }
 
-func (c call) sign(t testing.TB, req *http.Request, body []byte) {
+func (c rawCall) sign(t testing.TB, req *http.Request, body []byte) {
 	t.Helper()
 	key, secret := c.key, c.secret
 	if key == "" {
@@ -123,7 +123,7 @@ func (c call) sign(t testing.TB, req *http.Request, body []byte) {
 }
 
 // do sends c to env.
-func (c call) do(t testing.TB, env *apitest.Env) *apitest.Response {
+func (c rawCall) do(t testing.TB, env *apitest.Env) *apitest.Response {
 	t.Helper()
 	return env.Do(t, c.request(t, env))
 }
@@ -216,7 +216,7 @@ func checkHeaders(t testing.TB, p wire.Protocol, r *apitest.Response) {
 	}
 }
 
-var protocols = []wire.Protocol{wire.JSON, wire.CBOR}
+var wireProtocols = []wire.Protocol{wire.JSON, wire.CBOR}
 
 // cborBody encodes v as a CBOR request body.
 func cborBody(t testing.TB, v any) []byte {
@@ -268,12 +268,10 @@ func sha256Hex(b []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-func itoa(n int) string { return strconv.Itoa(n) }
-
 // cborMaps decodes nested CBOR maps as map[string]any, like encoding/json.
-var cborMaps = must(cbor.DecOptions{DefaultMapType: reflect.TypeOf(map[string]any{})}.DecMode())
+var cborMaps = mustMode(cbor.DecOptions{DefaultMapType: reflect.TypeOf(map[string]any{})}.DecMode())
 
-func must[T any](v T, err error) T {
+func mustMode[T any](v T, err error) T {
 	if err != nil {
 		panic(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -33,20 +34,20 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-func withLog(b *syncBuffer) apitest.Option {
+func logInto(b *syncBuffer) apitest.Option {
 	return func(c *server.Config) {
 		c.Log = slog.New(slog.NewTextHandler(b, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 }
 
-func withClock(now func() time.Time) apitest.Option {
+func fixedClock(now func() time.Time) apitest.Option {
 	return func(c *server.Config) { c.Now = now }
 }
 
 var signatureRE = regexp.MustCompile(`Signature=([0-9a-f]{64})`)
 
-func createLocation(p wire.Protocol, t *testing.T, name string) call {
-	return call{proto: p, op: "CreateLocation", body: bodyIn(t, p, `{"LocationName": "`+name+`"}`)}
+func createLocation(p wire.Protocol, t *testing.T, name string) rawCall {
+	return rawCall{proto: p, op: "CreateLocation", body: bodyIn(t, p, `{"LocationName": "`+name+`"}`)}
 }
 
 // locationCount lists the locations with valid credentials.
@@ -62,62 +63,62 @@ func locationCount(t *testing.T, env *apitest.Env) int {
 
 func TestSigV4Refusals(t *testing.T) {
 	logs := &syncBuffer{}
-	env := apitest.Start(t, withLog(logs))
-	for _, p := range protocols {
+	env := apitest.Start(t, logInto(logs))
+	for _, p := range wireProtocols {
 		cases := []struct {
 			name   string
-			edit   func(c *call)
+			edit   func(c *rawCall)
 			status int
 			code   string
 		}{
-			{"missing Authorization", func(c *call) {
+			{"missing Authorization", func(c *rawCall) {
 				c.edit = func(r *http.Request) { r.Header.Del("Authorization") }
 			}, 403, "MissingAuthenticationTokenException"},
-			{"other scheme", func(c *call) {
+			{"other scheme", func(c *rawCall) {
 				c.edit = func(r *http.Request) { r.Header.Set("Authorization", "Bearer abc") }
 			}, 403, "IncompleteSignatureException"},
-			{"no Signature", func(c *call) {
+			{"no Signature", func(c *rawCall) {
 				c.edit = func(r *http.Request) {
 					h := r.Header.Get("Authorization")
 					r.Header.Set("Authorization", h[:strings.Index(h, ", Signature=")])
 				}
 			}, 403, "IncompleteSignatureException"},
-			{"no Credential", func(c *call) {
+			{"no Credential", func(c *rawCall) {
 				c.edit = func(r *http.Request) {
 					r.Header.Set("Authorization", "AWS4-HMAC-SHA256 SignedHeaders=host;x-amz-date, Signature="+strings.Repeat("a", 64))
 				}
 			}, 403, "IncompleteSignatureException"},
-			{"short credential scope", func(c *call) {
+			{"short credential scope", func(c *rawCall) {
 				c.edit = func(r *http.Request) {
 					r.Header.Set("Authorization", strings.Replace(r.Header.Get("Authorization"), "/gamelift/aws4_request", "", 1))
 				}
 			}, 403, "IncompleteSignatureException"},
-			{"missing X-Amz-Date", func(c *call) {
+			{"missing X-Amz-Date", func(c *rawCall) {
 				c.edit = func(r *http.Request) { r.Header.Del("X-Amz-Date") }
 			}, 403, "IncompleteSignatureException"},
-			{"wrong secret", func(c *call) { c.secret = "not-the-secret" }, 403, "InvalidSignatureException"},
-			{"unknown access key", func(c *call) { c.key = "AKIDUNKNOWN" }, 403, "UnrecognizedClientException"},
-			{"tampered body", func(c *call) {
+			{"wrong secret", func(c *rawCall) { c.secret = "not-the-secret" }, 403, "InvalidSignatureException"},
+			{"unknown access key", func(c *rawCall) { c.key = "AKIDUNKNOWN" }, 403, "UnrecognizedClientException"},
+			{"tampered body", func(c *rawCall) {
 				c.sendBody = bodyIn(t, p, `{"LocationName": "custom-evil"}`)
 			}, 403, "InvalidSignatureException"},
-			{"content sha256 mismatch", func(c *call) {
+			{"content sha256 mismatch", func(c *rawCall) {
 				c.pre = func(r *http.Request) { r.Header.Set("X-Amz-Content-Sha256", strings.Repeat("0", 64)) }
 			}, 403, "InvalidSignatureException"},
-			{"tampered session token", func(c *call) {
+			{"tampered session token", func(c *rawCall) {
 				c.token = "session-token"
 				c.edit = func(r *http.Request) { r.Header.Set("X-Amz-Security-Token", "other-token") }
 			}, 403, "InvalidSignatureException"},
-			{"signature of another region", func(c *call) {
+			{"signature of another region", func(c *rawCall) {
 				c.edit = func(r *http.Request) {
 					r.Header.Set("Authorization", strings.Replace(r.Header.Get("Authorization"), "/us-west-2/", "/eu-west-1/", 1))
 				}
 			}, 403, "InvalidSignatureException"},
-			{"scoped to another service", func(c *call) {
+			{"scoped to another service", func(c *rawCall) {
 				c.edit = func(r *http.Request) {
 					r.Header.Set("Authorization", strings.Replace(r.Header.Get("Authorization"), "/gamelift/", "/s3/", 1))
 				}
 			}, 403, "InvalidSignatureException"},
-			{"unsigned host", func(c *call) {
+			{"unsigned host", func(c *rawCall) {
 				c.edit = func(r *http.Request) {
 					r.Header.Set("Authorization", strings.Replace(r.Header.Get("Authorization"), "host;", "", 1))
 				}
@@ -151,16 +152,16 @@ func TestSigV4Refusals(t *testing.T) {
 func TestSigV4Accepts(t *testing.T) {
 	env := apitest.Start(t)
 	n := 0
-	for _, p := range protocols {
+	for _, p := range wireProtocols {
 		cases := []struct {
 			name string
-			edit func(c *call)
+			edit func(c *rawCall)
 		}{
-			{"botocore style", func(c *call) {}},
-			{"Go SDK style", func(c *call) { c.goStyle = true }},
-			{"session token", func(c *call) { c.token = "FwoGZXIvYXdzEBYaDHRlc3R0b2tlbg==" }},
-			{"session token, Go SDK style", func(c *call) { c.token = "tok"; c.goStyle = true }},
-			{"matching content sha256", func(c *call) {
+			{"botocore style", func(c *rawCall) {}},
+			{"Go SDK style", func(c *rawCall) { c.goStyle = true }},
+			{"session token", func(c *rawCall) { c.token = "FwoGZXIvYXdzEBYaDHRlc3R0b2tlbg==" }},
+			{"session token, Go SDK style", func(c *rawCall) { c.token = "tok"; c.goStyle = true }},
+			{"matching content sha256", func(c *rawCall) {
 				c.pre = func(r *http.Request) {
 					r.Header.Set("X-Amz-Content-Sha256", sha256Hex(c.body))
 				}
@@ -169,7 +170,7 @@ func TestSigV4Accepts(t *testing.T) {
 		for _, tc := range cases {
 			t.Run(p.String()+"/"+tc.name, func(t *testing.T) {
 				n++
-				c := createLocation(p, t, "custom-ok-"+itoa(n))
+				c := createLocation(p, t, "custom-ok-"+strconv.Itoa(n))
 				tc.edit(&c)
 				r := c.do(t, env)
 				if r.Status != http.StatusOK {
@@ -180,7 +181,7 @@ func TestSigV4Accepts(t *testing.T) {
 		}
 		t.Run(p.String()+"/lowercase host", func(t *testing.T) {
 			n++
-			c := createLocation(p, t, "custom-ok-"+itoa(n))
+			c := createLocation(p, t, "custom-ok-"+strconv.Itoa(n))
 			r := rawDo(t, env, c.request(t, env))
 			if r.Status != http.StatusOK {
 				t.Fatalf("status %d: %s", r.Status, r.Body)
@@ -194,8 +195,8 @@ func TestSigV4Accepts(t *testing.T) {
 
 func TestSigV4ClockSkew(t *testing.T) {
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	env := apitest.Start(t, withClock(func() time.Time { return now }))
-	for _, p := range protocols {
+	env := apitest.Start(t, fixedClock(func() time.Time { return now }))
+	for _, p := range wireProtocols {
 		for _, tc := range []struct {
 			offset time.Duration
 			ok     bool
@@ -208,7 +209,7 @@ func TestSigV4ClockSkew(t *testing.T) {
 			{-24 * time.Hour, false, "Signature expired"},
 		} {
 			t.Run(p.String()+"/"+tc.offset.String(), func(t *testing.T) {
-				c := call{proto: p, op: "ListLocations", at: now.Add(tc.offset)}
+				c := rawCall{proto: p, op: "ListLocations", at: now.Add(tc.offset)}
 				r := c.do(t, env)
 				if tc.ok {
 					if r.Status != http.StatusOK {
@@ -227,15 +228,15 @@ func TestSigV4ClockSkew(t *testing.T) {
 
 func TestInsecureAnyCredentials(t *testing.T) {
 	logs := &syncBuffer{}
-	env := apitest.Start(t, withLog(logs), func(c *server.Config) {
+	env := apitest.Start(t, logInto(logs), func(c *server.Config) {
 		c.Credentials = nil
 		c.AnyCredentials = true
 	})
 	if !strings.Contains(logs.String(), "INSECURE") {
 		t.Errorf("no loud warning in the log: %s", logs.String())
 	}
-	for _, p := range protocols {
-		for i, c := range []call{
+	for _, p := range wireProtocols {
+		for i, c := range []rawCall{
 			{proto: p, op: "ListLocations", key: "anything", secret: "whatever"},
 			{proto: p, op: "ListLocations", key: "AKIDOTHER", secret: "x", goStyle: true},
 		} {
@@ -243,9 +244,9 @@ func TestInsecureAnyCredentials(t *testing.T) {
 				t.Errorf("%v call %d: status %d: %s", p, i, r.Status, r.Body)
 			}
 		}
-		missing := call{proto: p, op: "ListLocations", edit: func(r *http.Request) { r.Header.Del("Authorization") }}
+		missing := rawCall{proto: p, op: "ListLocations", edit: func(r *http.Request) { r.Header.Del("Authorization") }}
 		wantError(t, p, missing.do(t, env), 403, "MissingAuthenticationTokenException")
-		garbled := call{proto: p, op: "ListLocations", edit: func(r *http.Request) { r.Header.Set("Authorization", "AWS4-HMAC-SHA256 nonsense") }}
+		garbled := rawCall{proto: p, op: "ListLocations", edit: func(r *http.Request) { r.Header.Set("Authorization", "AWS4-HMAC-SHA256 nonsense") }}
 		wantError(t, p, garbled.do(t, env), 403, "IncompleteSignatureException")
 	}
 }
