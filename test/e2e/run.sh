@@ -84,12 +84,13 @@ py() {
 }
 
 # cli NAME WANT -- ARGS...: runs "aws gamelift ARGS"; passes when it exits 0
-# and its output contains WANT.
+# and its output, with tabs and newlines as spaces, contains WANT.
 cli() {
   local name=$1 want=$2
   shift 3
   local out rc=0
   out=$(aws --endpoint-url "$endpoint" --output text gamelift "$@" 2>&1) || rc=$?
+  out=$(printf '%s' "$out" | tr '\t\n' '  ') # text output: tabs within a page, lines between pages
   if [ "$rc" -eq 0 ] && [[ "$out" == *"$want"* ]]; then ok "aws $name"; else fail "aws $name (status $rc): $out"; fi
 }
 
@@ -144,7 +145,7 @@ if [ -n "$fleet_id" ]; then
   cli "list-compute" "e2e-compute" -- list-compute --fleet-id "$fleet_id"
   cli "describe-runtime-configuration" "/local/game/server" -- describe-runtime-configuration --fleet-id "$fleet_id"
   # Auto-pagination over pages of one: the three ctf sessions, newest first.
-  cli "search-game-sessions (filter, sort, pages of 1)" $'e2e-4\te2e-2\te2e-0' -- search-game-sessions \
+  cli "search-game-sessions (filter, sort, pages of 1)" 'e2e-4 e2e-2 e2e-0' -- search-game-sessions \
     --fleet-id "$fleet_id" --filter-expression "gameSessionProperties.mode = 'ctf'" \
     --sort-expression "creationTimeMillis DESC" --page-size 1 --query 'GameSessions[].Name'
   cli "search-game-sessions (hasAvailablePlayerSessions)" "e2e-1" -- search-game-sessions \
@@ -152,6 +153,9 @@ if [ -n "$fleet_id" ]; then
   cli "describe-game-sessions" "ACTIVE" -- describe-game-sessions --fleet-id "$fleet_id" --page-size 2
   cli_error "describe-fleet-capacity (bad id)" InvalidRequestException -- describe-fleet-capacity --fleet-ids "no such fleet"
 fi
+
+echo "== boto3: cleanup"
+py cleanup
 
 stop_server
 echo "== $passed passed, $failed failed"
