@@ -62,8 +62,14 @@ func locationCount(t *testing.T, env *apitest.Env) int {
 }
 
 func TestSigV4Refusals(t *testing.T) {
+	for name, opts := range apitest.Backends(t) {
+		t.Run(name, func(t *testing.T) { testSigV4Refusals(t, opts) })
+	}
+}
+
+func testSigV4Refusals(t *testing.T, opts []apitest.Option) {
 	logs := &syncBuffer{}
-	env := apitest.Start(t, logInto(logs))
+	env := apitest.Start(t, append(opts, logInto(logs))...)
 	for _, p := range wireProtocols {
 		cases := []struct {
 			name   string
@@ -150,7 +156,13 @@ func TestSigV4Refusals(t *testing.T) {
 }
 
 func TestSigV4Accepts(t *testing.T) {
-	env := apitest.Start(t)
+	for name, opts := range apitest.Backends(t) {
+		t.Run(name, func(t *testing.T) { testSigV4Accepts(t, opts) })
+	}
+}
+
+func testSigV4Accepts(t *testing.T, opts []apitest.Option) {
+	env := apitest.Start(t, opts...)
 	n := 0
 	for _, p := range wireProtocols {
 		cases := []struct {
