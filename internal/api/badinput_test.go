@@ -60,6 +60,7 @@ func badInputs(t *testing.T) []badInput {
 		badBoth(t, "nested wrong type", "CreateLocation", `{"LocationName": "custom-x", "Tags": [{"Key": 5, "Value": "v"}]}`, "Tags", "string"),
 		badBoth(t, "unknown enum value", "ListLocations", `{"Filters": ["BOGUS"]}`,
 			"1 validation error detected: Value 'BOGUS' at 'filters.member.1' failed to satisfy constraint: Member must satisfy enum value set: [AWS, CUSTOM]"),
+		jsonOnly("member name in the wrong case", "ListLocations", `{"limit": 500}`, "'limit'", "case-sensitive", "'Limit'"),
 		jsonOnly("integer overflow", "ListLocations", `{"Limit": 99999999999}`, "Limit", "out of range"),
 		badBoth(t, "below minimum", "ListLocations", `{"Limit": 0}`,
 			"1 validation error detected: Value '0' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1"),

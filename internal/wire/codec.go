@@ -108,7 +108,7 @@ func decodeJSON(body []byte, v any) error {
 	if _, err := dec.Token(); err != io.EOF {
 		return &DecodeError{Reason: "unexpected data after the JSON object"}
 	}
-	return nil
+	return checkJSONKeys(body, reflect.TypeOf(v))
 }
 
 func jsonError(err error) error {

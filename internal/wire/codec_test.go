@@ -186,3 +186,28 @@ func TestDecodeTimestampsInInputs(t *testing.T) {
 		t.Errorf("JSON text time: %v, want an error naming StartTime", err)
 	}
 }
+
+func TestJSONMemberNamesAreCaseSensitive(t *testing.T) {
+	for _, tc := range []struct{ body, words string }{
+		{`{"limit": 5}`, "'limit'"},
+		{`{"LocationName": "custom-x", "Tags": [{"Key": "a", "Value": "b"}, {"key": "a", "Value": "b"}]}`, "'Tags.key'"},
+		{`{"LOCATIONNAME": "custom-x"}`, "did you mean 'LocationName'"},
+	} {
+		var in CreateLocationInput
+		var err error
+		if strings.Contains(tc.body, "limit") {
+			err = Decode(JSON, []byte(tc.body), &ListLocationsInput{})
+		} else {
+			err = Decode(JSON, []byte(tc.body), &in)
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.words) {
+			t.Errorf("%s: %v, want an error containing %s", tc.body, err, tc.words)
+		}
+	}
+	// Unknown members are ignored; map keys are data, in any case.
+	var in CreatePlayerSessionsInput
+	body := `{"GameSessionId": "g", "PlayerIds": ["p"], "PlayerDataMap": {"playerdatamap": "x"}, "Unknown": {"limit": 1}}`
+	if err := Decode(JSON, []byte(body), &in); err != nil || in.PlayerDataMap["playerdatamap"] != "x" {
+		t.Errorf("got %v (%v)", in.PlayerDataMap, err)
+	}
+}
