@@ -112,7 +112,10 @@ start_server
 py setup
 stop_server
 
-fleet_id=$(sed -n 's/.*"fleet_id": "\([^"]*\)".*/\1/p' "$tmp/state.json")
+fleet_id=""
+if [ -f "$tmp/state.json" ]; then
+  fleet_id=$(sed -n 's/.*"fleet_id": "\([^"]*\)".*/\1/p' "$tmp/state.json")
+fi
 if [ -n "$fleet_id" ]; then
   echo "== seed game sessions into $fleet_id"
   if "$tmp/seed" -data-dir "$tmp/data" -fleet-id "$fleet_id" -location custom-e2e -count 6 >"$tmp/state.json.sessions"; then
