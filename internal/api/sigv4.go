@@ -73,13 +73,14 @@ func parseAuthorization(h string) (*authHeader, *authError) {
 	for _, part := range strings.Split(h[len(algo)+1:], ",") {
 		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
 		if !ok {
-			return nil, incomplete("Authorization header has a malformed parameter: " + part)
+			// The part is not repeated: it may hold the signature.
+			return nil, incomplete("Authorization header has a malformed parameter: want Name=Value pairs separated by commas")
 		}
 		params[k] = v
 	}
 	for _, k := range []string{"Credential", "SignedHeaders", "Signature"} {
 		if params[k] == "" {
-			return nil, incomplete("Authorization header requires '" + k + "' parameter. Authorization=" + redact(h))
+			return nil, incomplete("Authorization header requires '" + k + "' parameter.")
 		}
 	}
 	scope := strings.Split(params["Credential"], "/")
@@ -107,14 +108,6 @@ func parseAuthorization(h string) (*authHeader, *authError) {
 		accessKey: scope[0], date: scope[1], region: scope[2], service: scope[3],
 		signedHeaders: signed, signature: sig,
 	}, nil
-}
-
-// redact keeps the signature out of messages and logs.
-func redact(h string) string {
-	if i := strings.Index(h, "Signature="); i >= 0 {
-		return h[:i] + "Signature=***"
-	}
-	return h
 }
 
 // Verify authenticates r, whose body has been read into body. It returns

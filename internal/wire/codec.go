@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 
 	"github.com/fxamacker/cbor/v2"
@@ -98,18 +99,26 @@ func decodeJSON(body []byte, v any) error {
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(v); err != nil {
+		var te *timeError
+		if errors.As(err, &te) {
+			return &DecodeError{Member: timeMember(JSON, body, v), Reason: te.reason}
+		}
 		return jsonError(err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return &DecodeError{Reason: "unexpected data after the JSON object"}
 	}
-	return nil
+	return checkJSONKeys(body, reflect.TypeOf(v))
 }
 
 func jsonError(err error) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return &DecodeError{Member: te.Field, Reason: fmt.Sprintf("expected %s, got JSON %s", goKind(te.Type.String()), te.Value)}
+		want := goKind(te.Type.String())
+		if want == "an integer" && isIntegerText(strings.TrimPrefix(te.Value, "number ")) {
+			return &DecodeError{Member: te.Field, Reason: fmt.Sprintf("%s is out of range for %s", strings.TrimPrefix(te.Value, "number "), intRange(te.Type.String()))}
+		}
+		return &DecodeError{Member: te.Field, Reason: fmt.Sprintf("expected %s, got JSON %s", want, te.Value)}
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
@@ -127,6 +136,10 @@ func decodeCBOR(body []byte, v any) error {
 	}
 	rest, err := cborDec.UnmarshalFirst(body, v)
 	if err != nil {
+		var te *timeError
+		if errors.As(err, &te) {
+			return &DecodeError{Member: timeMember(CBOR, body, v), Reason: te.reason}
+		}
 		return cborError(err)
 	}
 	if len(rest) != 0 {
@@ -135,11 +148,62 @@ func decodeCBOR(body []byte, v any) error {
 	return nil
 }
 
+// timeMember finds the top-level timestamp member of v (a pointer to an
+// input struct) whose value in body does not decode, or "" when none does.
+// GameLift's input timestamps are all top-level members.
+func timeMember(p Protocol, body []byte, v any) string {
+	rt := reflect.TypeOf(v)
+	if rt.Kind() != reflect.Pointer || rt.Elem().Kind() != reflect.Struct {
+		return ""
+	}
+	raw := map[string][]byte{}
+	if p == JSON {
+		var m map[string]json.RawMessage
+		json.Unmarshal(body, &m)
+		for k, r := range m {
+			raw[k] = r
+		}
+	} else {
+		var m map[string]cbor.RawMessage
+		cborDec.Unmarshal(body, &m)
+		for k, r := range m {
+			raw[k] = r
+		}
+	}
+	timeType := reflect.TypeOf(&Time{})
+	for i := 0; i < rt.Elem().NumField(); i++ {
+		f := rt.Elem().Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		b, ok := raw[name]
+		if f.Type != timeType || !ok {
+			continue
+		}
+		var t Time
+		var err error
+		if p == JSON {
+			err = t.UnmarshalJSON(b)
+		} else {
+			err = t.UnmarshalCBOR(b)
+		}
+		if err != nil {
+			return name
+		}
+	}
+	return ""
+}
+
 func cborError(err error) error {
 	var te *cbor.UnmarshalTypeError
 	if errors.As(err, &te) {
-		member := te.StructFieldName
-		return &DecodeError{Member: member, Reason: fmt.Sprintf("expected %s, got CBOR %s", goKind(te.GoType), te.CBORType)}
+		member := cborMember(te.StructFieldName)
+		if strings.Contains(te.Error(), "overflows") {
+			return &DecodeError{Member: member, Reason: "integer is out of range for " + intRange(te.GoType)}
+		}
+		got := te.CBORType
+		if got == "primitives" {
+			got = "simple value or float"
+		}
+		return &DecodeError{Member: member, Reason: fmt.Sprintf("expected %s, got CBOR %s", goKind(te.GoType), got)}
 	}
 	var dup *cbor.DupMapKeyError
 	if errors.As(err, &dup) {
@@ -148,6 +212,36 @@ func cborError(err error) error {
 	msg := err.Error()
 	msg = strings.TrimPrefix(msg, "cbor: ")
 	return &DecodeError{Reason: msg}
+}
+
+// cborMember turns the decoder's "wire.CreateFleetInput.Name" into the
+// member name "Name", and "wire.Tag.Key" into "Tag.Key".
+func cborMember(field string) string {
+	field = strings.TrimPrefix(field, "wire.")
+	typ, member, ok := strings.Cut(field, ".")
+	if !ok {
+		return field
+	}
+	if strings.HasSuffix(typ, "Input") || strings.HasSuffix(typ, "Request") {
+		return member
+	}
+	return field
+}
+
+func isIntegerText(s string) bool {
+	if s == "" {
+		return false
+	}
+	s = strings.TrimPrefix(s, "-")
+	return s != "" && strings.Trim(s, "0123456789") == ""
+}
+
+// intRange names the range of an integer member's Go type.
+func intRange(goType string) string {
+	if strings.TrimPrefix(goType, "*") == "int64" {
+		return "a 64-bit integer"
+	}
+	return "a 32-bit integer (-2147483648 to 2147483647)"
 }
 
 // goKind names a Go type in the words of the model.
@@ -199,7 +293,11 @@ type ErrorBody struct {
 }
 
 // EncodeError writes an error body. code is the bare exception name.
+// Invalid UTF-8 (say, from an operation name in a request path) becomes
+// U+FFFD: a CBOR text string must be valid UTF-8 or clients reject it.
 func EncodeError(p Protocol, code, message string) []byte {
+	code = strings.ToValidUTF8(code, "\uFFFD")
+	message = strings.ToValidUTF8(message, "\uFFFD")
 	b := ErrorBody{Type: code, Message: message, MessageU: message}
 	if p == CBOR {
 		out, _ := cborEnc.Marshal(b)

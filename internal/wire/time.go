@@ -3,7 +3,6 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -23,6 +22,14 @@ func NewTime(t time.Time) *Time { return &Time{t.UTC().Truncate(time.Millisecond
 
 func (t Time) seconds() float64 { return float64(t.UnixMilli()) / 1000 }
 
+// timeError is a timestamp that could not be decoded. The decoder does not
+// know the member; Decode finds it (timeMember).
+type timeError struct{ reason string }
+
+func (e *timeError) Error() string { return e.reason }
+
+func badTime(format string, args ...any) error { return &timeError{fmt.Sprintf(format, args...)} }
+
 // MarshalJSON writes epoch seconds as a JSON number.
 func (t Time) MarshalJSON() ([]byte, error) {
 	return strconv.AppendFloat(nil, t.seconds(), 'f', -1, 64), nil
@@ -35,20 +42,20 @@ func (t *Time) UnmarshalJSON(b []byte) error {
 	if len(b) > 0 && b[0] == '"' {
 		var s string
 		if err := json.Unmarshal(b, &s); err != nil {
-			return err
+			return badTime("timestamp must be a number of epoch seconds")
 		}
 		b = []byte(s)
 	}
 	f, err := strconv.ParseFloat(string(b), 64)
 	if err != nil {
-		return errors.New("timestamp must be a number of epoch seconds")
+		return badTime("timestamp must be a number of epoch seconds")
 	}
 	return t.setSeconds(f)
 }
 
 func (t *Time) setSeconds(f float64) error {
 	if math.IsNaN(f) || math.IsInf(f, 0) || f < -62135596800 || f > 253402300799 {
-		return fmt.Errorf("timestamp %v is out of range", f)
+		return badTime("timestamp %v is out of range", f)
 	}
 	sec, frac := math.Modf(f)
 	t.Time = time.Unix(int64(sec), int64(math.Round(frac*1000))*int64(time.Millisecond)).UTC()
@@ -71,19 +78,19 @@ func (t Time) MarshalCBOR() ([]byte, error) {
 func (t *Time) UnmarshalCBOR(b []byte) error {
 	var tag cbor.RawTag
 	if err := cbor.Unmarshal(b, &tag); err != nil {
-		return errors.New("timestamp must be CBOR tag 1 wrapping epoch seconds")
+		return badTime("timestamp must be CBOR tag 1 wrapping epoch seconds")
 	}
 	if tag.Number != 1 {
-		return fmt.Errorf("timestamp must be CBOR tag 1, not tag %d", tag.Number)
+		return badTime("timestamp must be CBOR tag 1, not tag %d", tag.Number)
 	}
 	var v any
 	if err := cbor.Unmarshal(tag.Content, &v); err != nil {
-		return err
+		return badTime("timestamp must be CBOR tag 1 wrapping a number")
 	}
 	switch n := v.(type) {
 	case uint64:
 		if n > math.MaxInt64 {
-			return errors.New("timestamp is out of range")
+			return badTime("timestamp is out of range")
 		}
 		return t.setSeconds(float64(n))
 	case int64:
@@ -93,5 +100,5 @@ func (t *Time) UnmarshalCBOR(b []byte) error {
 	case float32:
 		return t.setSeconds(float64(n))
 	}
-	return errors.New("timestamp must be CBOR tag 1 wrapping a number")
+	return badTime("timestamp must be CBOR tag 1 wrapping a number")
 }

@@ -1,0 +1,184 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/anylift/anylift/internal/server"
+)
+
+// configFrom layers args and env over a fresh serve flag set.
+func configFrom(t *testing.T, args []string, env map[string]string) (server.Config, error) {
+	t.Helper()
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	build := serveFlags(fs)
+	if err := layer(fs, args, func(k string) string { return env[k] }); err != nil {
+		return server.Config{}, err
+	}
+	return build()
+}
+
+func writeFile(t *testing.T, name, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestConfigLayering(t *testing.T) {
+	file := writeFile(t, "anylift.json", `{"region": "eu-file", "listen": "127.0.0.1:1111", "data-dir": "/file",
+		"max-players-per-session": 300, "insecure-any-credentials": true, "reservation-timeout": "90s"}`)
+	env := map[string]string{"ANYLIFT_CONFIG": file, "ANYLIFT_LISTEN": "127.0.0.1:2222", "ANYLIFT_DATA_DIR": "/env"}
+
+	cfg, err := configFrom(t, []string{"--data-dir", "/flag"}, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, got, want string }{
+		{"region (file)", cfg.Region, "eu-file"},
+		{"listen (env over file)", cfg.Listen, "127.0.0.1:2222"},
+		{"data-dir (flag over env over file)", cfg.DataDir, "/flag"},
+		{"account-id (default)", cfg.AccountID, "000000000000"},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s = %q, want %q", c.name, c.got, c.want)
+		}
+	}
+	if cfg.MaxPlayersPerSession != 300 || !cfg.AnyCredentials || cfg.ReservationTimeout != 90*time.Second {
+		t.Errorf("file values not applied: %+v", cfg)
+	}
+
+	// --config on the command line wins over ANYLIFT_CONFIG.
+	other := writeFile(t, "other.json", `{"region": "ap-other"}`)
+	cfg, err = configFrom(t, []string{"--config", other}, env)
+	if err != nil || cfg.Region != "ap-other" {
+		t.Errorf("--config: region %q (%v), want ap-other", cfg.Region, err)
+	}
+
+	// Defaults with nothing set.
+	cfg, err = configFrom(t, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Listen != "127.0.0.1:9870" || cfg.Region != "us-west-2" || cfg.AuthTokenTTL != 15*time.Minute ||
+		cfg.ReservationTimeout != 60*time.Second || cfg.MaxPlayersPerSession != 200 || cfg.AnyCredentials {
+		t.Errorf("defaults: %+v", cfg)
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	for name, tc := range map[string]struct {
+		args  []string
+		env   map[string]string
+		words string
+	}{
+		"unknown file key":   {[]string{"--config", writeFile(t, "a.json", `{"lisen": "x"}`)}, nil, `unknown setting "lisen"`},
+		"file not JSON":      {[]string{"--config", writeFile(t, "b.json", `listen=x`)}, nil, "b.json"},
+		"missing file":       {[]string{"--config", "/nonexistent/anylift.json"}, nil, "config file"},
+		"bad env value":      {nil, map[string]string{"ANYLIFT_MAX_PLAYERS_PER_SESSION": "many"}, "ANYLIFT_MAX_PLAYERS_PER_SESSION"},
+		"bad flag value":     {[]string{"--auth-token-ttl", "soon"}, nil, "auth-token-ttl"},
+		"stray argument":     {[]string{"extra"}, nil, "unexpected argument"},
+		"key without secret": {[]string{"--access-key", "AKID"}, nil, "go together"},
+		"bad log level":      {[]string{"--log-level", "loud"}, nil, "log-level"},
+	} {
+		_, err := configFrom(t, tc.args, tc.env)
+		if err == nil || !strings.Contains(err.Error(), tc.words) {
+			t.Errorf("%s: got %v, want an error containing %q", name, err, tc.words)
+		}
+	}
+}
+
+func TestCredentials(t *testing.T) {
+	file := writeFile(t, "creds", "# studio keys\n\nAKIDONE secret-one\n  AKIDTWO:secret-two  \nAKIDTHREE=secret-three\nAKIDTAB\tsecret-tab\n")
+	cfg, err := configFrom(t, []string{"--credentials-file", file, "--access-key", "AKIDFLAG", "--secret-key", "secret-flag"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"AKIDONE": "secret-one", "AKIDTWO": "secret-two", "AKIDTHREE": "secret-three", "AKIDTAB": "secret-tab", "AKIDFLAG": "secret-flag"}
+	if len(cfg.Credentials) != len(want) {
+		t.Errorf("credentials %v, want %v", cfg.Credentials, want)
+	}
+	for k, v := range want {
+		if cfg.Credentials[k] != v {
+			t.Errorf("%s: %q, want %q", k, cfg.Credentials[k], v)
+		}
+	}
+	bad := writeFile(t, "bad", "AKIDONE secret-one\nonly-one-field\n")
+	if _, err := configFrom(t, []string{"--credentials-file", bad}, nil); err == nil || !strings.Contains(err.Error(), ":2:") {
+		t.Errorf("bad line: %v, want an error naming line 2", err)
+	}
+	if _, err := configFrom(t, []string{"--credentials-file", "/nonexistent"}, nil); err == nil {
+		t.Errorf("missing credentials file accepted")
+	}
+	// From the environment, as a container would pass them.
+	cfg, err = configFrom(t, nil, map[string]string{"ANYLIFT_ACCESS_KEY": "AKIDENV", "ANYLIFT_SECRET_KEY": "secret-env"})
+	if err != nil || cfg.Credentials["AKIDENV"] != "secret-env" {
+		t.Errorf("env credentials: %v (%v)", cfg.Credentials, err)
+	}
+}
+
+func TestServeRefusesWithoutCredentials(t *testing.T) {
+	var stdout, stderr strings.Builder
+	err := run(context.Background(), []string{"serve", "--listen", "127.0.0.1:0", "--data-dir", t.TempDir()},
+		func(string) string { return "" }, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "no credentials") {
+		t.Fatalf("got %v, want a refusal naming the missing credentials", err)
+	}
+	if strings.Contains(stdout.String(), "listening") {
+		t.Errorf("it listened anyway: %s", stdout.String())
+	}
+}
+
+// lockedWriter collects stderr while serve runs.
+type lockedWriter struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (w *lockedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+func (w *lockedWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
+}
+
+func TestServeInsecureAnyCredentialsWarns(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	stderr := &lockedWriter{}
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--data-dir", t.TempDir(), "--insecure-any-credentials"},
+			func(string) string { return "" }, pw, stderr)
+		pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "anylift listening on http://127.0.0.1:") {
+		t.Fatalf("first line %q (%v)", line, err)
+	}
+	go io.Copy(io.Discard, pr)
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+	log := stderr.String()
+	if !strings.Contains(log, "level=WARN") || !strings.Contains(log, "INSECURE") || !strings.Contains(log, "any access key") {
+		t.Errorf("no loud warning in the log:\n%s", log)
+	}
+}

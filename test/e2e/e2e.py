@@ -1,0 +1,326 @@
+"""End-to-end checks of a running Anylift with boto3 (AWS JSON 1.1).
+
+Usage: e2e.py ENDPOINT STATE_FILE setup|main|cleanup
+
+setup creates a location, an Anywhere fleet in it, a compute, aliases and
+tags, and writes the ids it made to STATE_FILE (JSON). The run script then
+stops the server, seeds ACTIVE game sessions into its store, restarts it,
+and runs main, which describes, lists and searches everything, creates
+player sessions, and checks that errors arrive as the right classes.
+After the CLI checks, cleanup deregisters and deletes what setup made.
+
+Each check prints "ok" or "FAIL" with its name; the exit status is the
+number of failed checks (capped at 100). Standard library and boto3 only.
+"""
+
+import json
+import os
+import sys
+import time
+import traceback
+
+import boto3
+import botocore.config
+import botocore.exceptions
+
+LOCATION = "custom-e2e"
+REGION = "us-west-2"
+
+
+class Checks:
+    def __init__(self):
+        self.failed = 0
+        self.passed = 0
+
+    def run(self, name, fn):
+        """Runs fn; an exception or a false assertion fails the check."""
+        try:
+            result = fn()
+        except Exception as e:  # noqa: BLE001 - every failure is reported
+            self.failed += 1
+            print(f"FAIL {name}: {type(e).__name__}: {e}", flush=True)
+            if os.environ.get("E2E_TRACE"):
+                traceback.print_exc()
+            return None
+        self.passed += 1
+        print(f"ok   {name}", flush=True)
+        return result
+
+
+def expect(cond, what):
+    if not cond:
+        raise AssertionError(what)
+
+
+def raises(client, exc_name, fn, *args, **kwargs):
+    """Checks that fn raises the modeled exception class exc_name."""
+    exc = getattr(client.exceptions, exc_name)
+    try:
+        fn(*args, **kwargs)
+    except exc as e:
+        expect(e.response["Error"]["Message"], f"{exc_name} without a message")
+        return e
+    raise AssertionError(f"no {exc_name}")
+
+
+def client(endpoint, key=None, secret=None):
+    return boto3.client(
+        "gamelift",
+        endpoint_url=endpoint,
+        region_name=REGION,
+        aws_access_key_id=key or os.environ["AWS_ACCESS_KEY_ID"],
+        aws_secret_access_key=secret or os.environ["AWS_SECRET_ACCESS_KEY"],
+        config=botocore.config.Config(retries={"max_attempts": 1, "mode": "standard"}),
+    )
+
+
+# ---- setup: before game sessions are seeded ----------------------------
+
+
+def setup(gl, c, state):
+    loc = c.run("CreateLocation", lambda: gl.create_location(
+        LocationName=LOCATION, Tags=[{"Key": "team", "Value": "e2e"}])["Location"])
+    if loc:
+        state["location_arn"] = loc["LocationArn"]
+        c.run("CreateLocation answers the ARN", lambda: expect(
+            loc["LocationArn"].endswith(":location/" + LOCATION), loc))
+    c.run("duplicate CreateLocation -> ConflictException",
+          lambda: raises(gl, "ConflictException", gl.create_location, LocationName=LOCATION))
+    c.run("bad LocationName -> InvalidRequestException naming the member", lambda: expect(
+        "locationName" in str(raises(gl, "InvalidRequestException", gl.create_location,
+                                     LocationName="not-custom-location")), "message"))
+    c.run("ListLocations (CUSTOM) shows it", lambda: expect(
+        LOCATION in [l["LocationName"] for l in gl.list_locations(Filters=["CUSTOM"])["Locations"]], "missing"))
+
+    fleet = c.run("CreateFleet ANYWHERE in the custom location", lambda: gl.create_fleet(
+        Name="e2e-fleet", ComputeType="ANYWHERE", Locations=[{"Location": LOCATION}],
+        Description="end to end", Tags=[{"Key": "team", "Value": "e2e"}])["FleetAttributes"])
+    if not fleet:
+        return
+    state["fleet_id"], state["fleet_arn"] = fleet["FleetId"], fleet["FleetArn"]
+    c.run("new Anywhere fleet is ACTIVE", lambda: expect(fleet["Status"] == "ACTIVE", fleet["Status"]))
+    c.run("fleet is ANYWHERE", lambda: expect(fleet["ComputeType"] == "ANYWHERE", fleet))
+
+    compute = c.run("RegisterCompute", lambda: gl.register_compute(
+        FleetId=state["fleet_id"], ComputeName="e2e-compute", IpAddress="127.0.0.1",
+        Location=LOCATION)["Compute"])
+    if compute:
+        c.run("compute is in the location", lambda: expect(compute["Location"] == LOCATION, compute))
+    tok = c.run("GetComputeAuthToken", lambda: gl.get_compute_auth_token(
+        FleetId=state["fleet_id"], ComputeName="e2e-compute"))
+    if tok:
+        c.run("auth token is long and expires in about 15 minutes", lambda: expect(
+            len(tok["AuthToken"]) >= 20 and
+            600 < tok["ExpirationTimestamp"].timestamp() - time.time() <= 15 * 60 + 5, tok))
+
+    alias = c.run("CreateAlias SIMPLE", lambda: gl.create_alias(
+        Name="e2e-simple", RoutingStrategy={"Type": "SIMPLE", "FleetId": state["fleet_id"]})["Alias"])
+    if alias:
+        state["alias_id"] = alias["AliasId"]
+    terminal = c.run("CreateAlias TERMINAL", lambda: gl.create_alias(
+        Name="e2e-terminal", RoutingStrategy={"Type": "TERMINAL", "Message": "game over"})["Alias"])
+    if terminal:
+        state["terminal_alias_id"] = terminal["AliasId"]
+
+
+# ---- main: after game sessions are seeded -------------------------------
+
+
+def describe_fleets(gl, c, state):
+    fid = state["fleet_id"]
+    c.run("DescribeFleetAttributes", lambda: expect(
+        gl.describe_fleet_attributes(FleetIds=[fid])["FleetAttributes"][0]["FleetId"] == fid, "fleet"))
+    c.run("ListFleets", lambda: expect(fid in gl.list_fleets()["FleetIds"], "missing"))
+    c.run("DescribeFleetLocationAttributes", lambda: expect(
+        LOCATION in [a["LocationState"]["Location"] for a in
+                     gl.describe_fleet_location_attributes(FleetId=fid)["LocationAttributes"]], "missing"))
+    c.run("DescribeFleetEvents", lambda: expect(
+        len(gl.describe_fleet_events(FleetId=fid)["Events"]) >= 1, "no events"))
+    c.run("UpdateRuntimeConfiguration", lambda: gl.update_runtime_configuration(
+        FleetId=fid, RuntimeConfiguration={"ServerProcesses": [
+            {"LaunchPath": "/local/game/server", "Parameters": "-port 7777", "ConcurrentExecutions": 2}]}))
+    c.run("DescribeRuntimeConfiguration", lambda: expect(
+        gl.describe_runtime_configuration(FleetId=fid)["RuntimeConfiguration"]["ServerProcesses"][0]
+        ["ConcurrentExecutions"] == 2, "runtime configuration"))
+    # The home Region only (spec/semantics.md §7.4): the seeded sessions are in a custom location.
+    c.run("DescribeFleetUtilization", lambda: expect(
+        isinstance(gl.describe_fleet_utilization(FleetIds=[fid])["FleetUtilization"][0]["ActiveGameSessionCount"], int),
+        "utilization"))
+    c.run("DescribeFleetCapacity", lambda: expect(
+        gl.describe_fleet_capacity(FleetIds=[fid])["FleetCapacity"][0]["FleetId"] == fid, "capacity"))
+    c.run("UpdateFleetAttributes", lambda: gl.update_fleet_attributes(FleetId=fid, Description="updated"))
+    c.run("DescribeCompute", lambda: expect(
+        gl.describe_compute(FleetId=fid, ComputeName="e2e-compute")["Compute"]["ComputeName"] == "e2e-compute",
+        "compute"))
+    c.run("ListCompute", lambda: expect(
+        [x["ComputeName"] for x in gl.list_compute(FleetId=fid)["ComputeList"]] == ["e2e-compute"], "list"))
+
+
+def aliases(gl, c, state):
+    aid, tid = state.get("alias_id"), state.get("terminal_alias_id")
+    c.run("ListAliases", lambda: expect({aid, tid} <= {a["AliasId"] for a in gl.list_aliases()["Aliases"]}, "missing"))
+    c.run("DescribeAlias", lambda: expect(gl.describe_alias(AliasId=aid)["Alias"]["Name"] == "e2e-simple", "alias"))
+    c.run("ResolveAlias SIMPLE", lambda: expect(gl.resolve_alias(AliasId=aid)["FleetId"] == state["fleet_id"], "fleet"))
+    c.run("ResolveAlias TERMINAL -> TerminalRoutingStrategyException with its message", lambda: expect(
+        "game over" in str(raises(gl, "TerminalRoutingStrategyException", gl.resolve_alias, AliasId=tid)), "message"))
+    c.run("UpdateAlias", lambda: gl.update_alias(AliasId=aid, Description="simple alias"))
+    c.run("DescribeAlias of a missing alias -> NotFoundException",
+          lambda: raises(gl, "NotFoundException", gl.describe_alias, AliasId="alias-00000000-0000-0000-0000-000000000000"))
+
+
+def search(gl, c, state):
+    fid = state["fleet_id"]
+    c.run("DescribeGameSessions lists the seeded sessions", lambda: expect(
+        len(gl.describe_game_sessions(FleetId=fid)["GameSessions"]) == len(state["sessions"]), "count"))
+    c.run("DescribeGameSessionDetails", lambda: expect(
+        len(gl.describe_game_session_details(FleetId=fid)["GameSessionDetails"]) == len(state["sessions"]), "count"))
+    c.run("DescribeGameSessions by id", lambda: expect(
+        gl.describe_game_sessions(GameSessionId=state["sessions"][0])["GameSessions"][0]["Status"] == "ACTIVE", "status"))
+    ctf = c.run("SearchGameSessions with a property filter, sorted", lambda: gl.search_game_sessions(
+        FleetId=fid, FilterExpression="gameSessionProperties.mode = 'ctf'",
+        SortExpression="gameSessionProperties.level DESC")["GameSessions"])
+    if ctf is not None:
+        c.run("... finds the ctf sessions in order", lambda: expect(
+            [s["Name"] for s in ctf] == [n for n in ["e2e-4", "e2e-2", "e2e-0"] if n in state["names"]], [s["Name"] for s in ctf]))
+    pages = c.run("SearchGameSessions paginated (Limit 2)", lambda: list(
+        gl.get_paginator("search_game_sessions").paginate(
+            FleetId=fid, SortExpression="creationTimeMillis ASC", PaginationConfig={"PageSize": 2})))
+    if pages is not None:
+        names = [s["Name"] for p in pages for s in p["GameSessions"]]
+        c.run("... every session once, oldest first", lambda: expect(names == state["names"], names))
+        c.run("... in pages of at most 2", lambda: expect(all(len(p["GameSessions"]) <= 2 for p in pages), pages))
+    c.run("SearchGameSessions with a bad filter -> InvalidRequestException", lambda: raises(
+        gl, "InvalidRequestException", gl.search_game_sessions, FleetId=fid, FilterExpression="mode = = 'x'"))
+    c.run("SearchGameSessions through the alias", lambda: expect(
+        len(gl.search_game_sessions(AliasId=state["alias_id"])["GameSessions"]) == len(state["sessions"]), "count"))
+
+
+def players(gl, c, state):
+    full = state["sessions"][0]  # two seats
+    one = c.run("CreatePlayerSession", lambda: gl.create_player_session(
+        GameSessionId=full, PlayerId="player-1", PlayerData="hello")["PlayerSession"])
+    if one:
+        c.run("... is RESERVED", lambda: expect(one["Status"] == "RESERVED", one))
+        c.run("DescribePlayerSessions by id", lambda: expect(
+            gl.describe_player_sessions(PlayerSessionId=one["PlayerSessionId"])["PlayerSessions"][0]["PlayerId"] == "player-1",
+            "player"))
+    c.run("CreatePlayerSessions fills the last seat", lambda: gl.create_player_sessions(
+        GameSessionId=full, PlayerIds=["player-2"], PlayerDataMap={"player-2": "x"}))
+    c.run("a third player -> GameSessionFullException", lambda: raises(
+        gl, "GameSessionFullException", gl.create_player_session, GameSessionId=full, PlayerId="player-3"))
+    c.run("DescribePlayerSessions by game session", lambda: expect(
+        sorted(p["PlayerId"] for p in gl.describe_player_sessions(GameSessionId=full)["PlayerSessions"]) ==
+        ["player-1", "player-2"], "players"))
+    c.run("SearchGameSessions hasAvailablePlayerSessions=true skips the full session", lambda: expect(
+        full not in [s["GameSessionId"] for s in gl.search_game_sessions(
+            FleetId=state["fleet_id"], FilterExpression="hasAvailablePlayerSessions=true")["GameSessions"]], "full session found"))
+    c.run("CreatePlayerSession on a missing session -> NotFoundException", lambda: raises(
+        gl, "NotFoundException", gl.create_player_session,
+        GameSessionId=full.rsplit("/", 1)[0] + "/gsess-missing", PlayerId="p"))
+    last = state["sessions"][-1]
+    c.run("UpdateGameSession", lambda: expect(gl.update_game_session(
+        GameSessionId=last, Name="renamed")["GameSession"]["Name"] == "renamed", "name"))
+    # Anywhere without the Agent: the process is asked to end the session.
+    c.run("TerminateGameSession", lambda: expect(gl.terminate_game_session(
+        GameSessionId=last, TerminationMode="TRIGGER_ON_PROCESS_TERMINATE")["GameSession"]["Status"]
+        in ("TERMINATING", "TERMINATED"), "status"))
+
+
+def tags(gl, c, state):
+    arn = state["location_arn"]
+    c.run("TagResource", lambda: gl.tag_resource(ResourceARN=arn, Tags=[{"Key": "stage", "Value": "test"}]))
+    c.run("ListTagsForResource", lambda: expect(
+        {t["Key"]: t["Value"] for t in gl.list_tags_for_resource(ResourceARN=arn)["Tags"]} ==
+        {"team": "e2e", "stage": "test"}, "tags"))
+    c.run("UntagResource", lambda: gl.untag_resource(ResourceARN=arn, TagKeys=["stage"]))
+    c.run("tags after untag", lambda: expect(
+        [t["Key"] for t in gl.list_tags_for_resource(ResourceARN=arn)["Tags"]] == ["team"], "tags"))
+    if state.get("fleet_arn"):
+        c.run("fleet tags", lambda: expect(
+            gl.list_tags_for_resource(ResourceARN=state["fleet_arn"])["Tags"] == [{"Key": "team", "Value": "e2e"}], "tags"))
+
+
+def auth(endpoint, c):
+    def code_of(fn):
+        try:
+            fn()
+        except botocore.exceptions.ClientError as e:
+            return e.response["Error"]["Code"]
+        return None
+    bad = client(endpoint, secret="wrong-secret")
+    c.run("wrong secret -> ClientError InvalidSignatureException", lambda: expect(
+        code_of(bad.list_locations) == "InvalidSignatureException", code_of(bad.list_locations)))
+    unknown = client(endpoint, key="AKIDUNKNOWNE2E", secret="x")
+    c.run("unknown key -> ClientError UnrecognizedClientException", lambda: expect(
+        code_of(unknown.list_locations) == "UnrecognizedClientException", "code"))
+
+
+def errors(gl, c):
+    c.run("DeleteLocation of a missing location -> NotFoundException", lambda: raises(
+        gl, "NotFoundException", gl.delete_location, LocationName="custom-missing"))
+    c.run("DescribeFleetAttributes with a bad id -> InvalidRequestException", lambda: raises(
+        gl, "InvalidRequestException", gl.describe_fleet_attributes, FleetIds=["not a fleet"]))
+    c.run("ListLocations with Limit 500 -> InvalidRequestException", lambda: raises(
+        gl, "InvalidRequestException", gl.list_locations, Limit=500))
+
+
+def main_phase(gl, endpoint, c, state):
+    auth(endpoint, c)
+    errors(gl, c)
+    if state.get("location_arn"):
+        tags(gl, c, state)
+    if not state.get("fleet_id"):
+        c.run("a fleet exists for the remaining checks", lambda: expect(False, "CreateFleet failed in setup"))
+        return
+    describe_fleets(gl, c, state)
+    if state.get("alias_id"):
+        aliases(gl, c, state)
+    if state.get("sessions"):
+        search(gl, c, state)
+        players(gl, c, state)
+
+
+def cleanup(gl, c, state):
+    """Runs last: deregistering the compute ends its game sessions."""
+    if not state.get("fleet_id"):
+        return
+    fid = state["fleet_id"]
+    c.run("DeregisterCompute", lambda: gl.deregister_compute(FleetId=fid, ComputeName="e2e-compute"))
+    c.run("... ends its game sessions", lambda: expect(all(
+        s["Status"] != "ACTIVE" for s in gl.describe_game_sessions(FleetId=fid)["GameSessions"]), "ACTIVE left"))
+    c.run("DescribeCompute after deregistering -> NotFoundException", lambda: raises(
+        gl, "NotFoundException", gl.describe_compute, FleetId=fid, ComputeName="e2e-compute"))
+    for key in ("alias_id", "terminal_alias_id"):
+        if state.get(key):
+            c.run("DeleteAlias", lambda: gl.delete_alias(AliasId=state[key]))
+    c.run("DeleteFleet", lambda: gl.delete_fleet(FleetId=fid))
+    c.run("DeleteLocation", lambda: gl.delete_location(LocationName=LOCATION))
+
+
+def main():
+    endpoint, state_file, phase = sys.argv[1:4]
+    gl = client(endpoint)
+    c = Checks()
+    state = {}
+    if os.path.exists(state_file):
+        with open(state_file) as f:
+            state = json.load(f)
+    seeded = state_file + ".sessions"  # written by the run script's seed step
+    if os.path.exists(seeded):
+        with open(seeded) as f:
+            state["sessions"] = [line.strip() for line in f if line.strip()]
+        state["names"] = [f"e2e-{i}" for i in range(len(state["sessions"]))]
+    if phase == "setup":
+        setup(gl, c, state)
+        with open(state_file, "w") as f:
+            json.dump(state, f)
+    elif phase == "cleanup":
+        cleanup(gl, c, state)
+    else:
+        main_phase(gl, endpoint, c, state)
+    print(f"boto3 {phase}: {c.passed} passed, {c.failed} failed", flush=True)
+    sys.exit(min(c.failed, 100))
+
+
+if __name__ == "__main__":
+    main()

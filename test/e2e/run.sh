@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# End-to-end: build anylift, run it on a free port with a temp data dir,
+# and drive it with boto3 (test/e2e/e2e.py) and the aws CLI, both from the
+# machine's pyenv Python, both speaking AWS JSON 1.1. Game sessions cannot
+# be created through the API yet, so the server is stopped once to seed a
+# few ACTIVE sessions into its store (test/e2e/seed), which also checks that
+# what was acknowledged survives a restart.
+#
+# Prints each check; exits non-zero when any check fails.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+export PATH="/usr/local/go/bin:$HOME/go/bin:$HOME/.pyenv/shims:$PATH"
+
+tmp=$(mktemp -d)
+pid=""
+cleanup() {
+  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+    kill -TERM "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  fi
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# Credentials the server accepts and the clients use; nothing from the
+# caller's AWS configuration leaks in.
+export AWS_ACCESS_KEY_ID=AKIDANYLIFTE2E
+export AWS_SECRET_ACCESS_KEY=anylift-e2e-secret
+export AWS_DEFAULT_REGION=us-west-2
+export AWS_MAX_ATTEMPTS=1
+export AWS_CONFIG_FILE="$tmp/aws-config" AWS_SHARED_CREDENTIALS_FILE="$tmp/aws-credentials"
+unset AWS_SESSION_TOKEN AWS_PROFILE AWS_ENDPOINT_URL AWS_ENDPOINT_URL_GAMELIFT 2>/dev/null || true
+touch "$AWS_CONFIG_FILE" "$AWS_SHARED_CREDENTIALS_FILE"
+
+failed=0
+passed=0
+ok() { passed=$((passed + 1)); echo "ok   $1"; }
+fail() { failed=$((failed + 1)); echo "FAIL $1"; }
+
+echo "== build"
+go build -o "$tmp/anylift" ./cmd/anylift
+go build -o "$tmp/seed" ./test/e2e/seed
+
+endpoint=""
+start_server() {
+  : >"$tmp/stdout"
+  "$tmp/anylift" serve --listen 127.0.0.1:0 --data-dir "$tmp/data" \
+    --access-key "$AWS_ACCESS_KEY_ID" --secret-key "$AWS_SECRET_ACCESS_KEY" \
+    >"$tmp/stdout" 2>>"$tmp/server.log" &
+  pid=$!
+  for _ in $(seq 1 100); do
+    if grep -q '^anylift listening on ' "$tmp/stdout"; then break; fi
+    if ! kill -0 "$pid" 2>/dev/null; then break; fi
+    sleep 0.1
+  done
+  endpoint=$(sed -n 's/^anylift listening on //p' "$tmp/stdout")
+  if [ -z "$endpoint" ]; then
+    echo "anylift did not start:" >&2
+    cat "$tmp/server.log" >&2
+    exit 1
+  fi
+  if [ "$(curl -fsS "$endpoint/healthz")" != "ok" ]; then
+    echo "/healthz is not ok at $endpoint" >&2
+    exit 1
+  fi
+  echo "anylift up at $endpoint (pid $pid)"
+}
+
+stop_server() {
+  kill -TERM "$pid"
+  local rc=0
+  wait "$pid" || rc=$?
+  pid=""
+  if [ "$rc" -eq 0 ]; then ok "anylift stops with exit 0 on SIGTERM"; else fail "anylift exit status $rc on SIGTERM"; fi
+}
+
+# py runs a boto3 phase and adds its counts to ours.
+py() {
+  local rc=0
+  python3 test/e2e/e2e.py "$endpoint" "$tmp/state.json" "$1" | tee "$tmp/py.out" || rc=$?
+  passed=$((passed + $(grep -c '^ok ' "$tmp/py.out" || true)))
+  failed=$((failed + $(grep -c '^FAIL ' "$tmp/py.out" || true)))
+  if [ "$rc" -ne 0 ] && ! grep -q '^FAIL ' "$tmp/py.out"; then fail "e2e.py $1 crashed (status $rc)"; fi
+}
+
+# cli NAME WANT -- ARGS...: runs "aws gamelift ARGS"; passes when it exits 0
+# and its output, with tabs and newlines as spaces, contains WANT.
+cli() {
+  local name=$1 want=$2
+  shift 3
+  local out rc=0
+  out=$(aws --endpoint-url "$endpoint" --output text gamelift "$@" 2>&1) || rc=$?
+  out=$(printf '%s' "$out" | tr '\t\n' '  ') # text output: tabs within a page, lines between pages
+  if [ "$rc" -eq 0 ] && [[ "$out" == *"$want"* ]]; then ok "aws $name"; else fail "aws $name (status $rc): $out"; fi
+}
+
+# cli_error NAME CODE -- ARGS...: the CLI must exit 255 naming the exception.
+cli_error() {
+  local name=$1 code=$2
+  shift 3
+  local out rc=0
+  out=$(aws --endpoint-url "$endpoint" gamelift "$@" 2>&1) || rc=$?
+  if [ "$rc" -eq 255 ] && [[ "$out" == *"An error occurred ($code)"* ]]; then
+    ok "aws $name -> $code"
+  else
+    fail "aws $name: status $rc, want 255 and ($code): $out"
+  fi
+}
+
+echo "== boto3: setup"
+start_server
+py setup
+stop_server
+
+fleet_id=""
+if [ -f "$tmp/state.json" ]; then
+  fleet_id=$(sed -n 's/.*"fleet_id": "\([^"]*\)".*/\1/p' "$tmp/state.json")
+fi
+if [ -n "$fleet_id" ]; then
+  echo "== seed game sessions into $fleet_id"
+  if "$tmp/seed" -data-dir "$tmp/data" -fleet-id "$fleet_id" -location custom-e2e -count 6 >"$tmp/state.json.sessions"; then
+    ok "seeded $(wc -l <"$tmp/state.json.sessions") game sessions"
+  else
+    fail "seeding game sessions"
+  fi
+fi
+
+echo "== boto3: after restart"
+start_server
+py main
+
+echo "== aws CLI"
+cli "list-locations" "custom-e2e" -- list-locations --filters CUSTOM
+cli "list-tags-for-resource" "team" -- list-tags-for-resource \
+  --resource-arn "arn:aws:gamelift:us-west-2:000000000000:location/custom-e2e"
+cli_error "delete-location (missing)" NotFoundException -- delete-location --location-name custom-missing
+cli_error "create-location (duplicate)" ConflictException -- create-location --location-name custom-e2e
+cli_error "create-location (bad name)" InvalidRequestException -- create-location --location-name not-custom-name
+out=$(AWS_SECRET_ACCESS_KEY=wrong aws --endpoint-url "$endpoint" gamelift list-locations 2>&1) && rc=0 || rc=$?
+if [ "$rc" -eq 255 ] && [[ "$out" == *"An error occurred (InvalidSignatureException)"* ]]; then
+  ok "aws with a wrong secret -> InvalidSignatureException"
+else
+  fail "aws with a wrong secret: status $rc: $out"
+fi
+if [ -n "$fleet_id" ]; then
+  cli "describe-fleet-attributes" "$fleet_id" -- describe-fleet-attributes --fleet-ids "$fleet_id"
+  cli "describe-fleet-location-attributes" "custom-e2e" -- describe-fleet-location-attributes --fleet-id "$fleet_id"
+  cli "list-compute" "e2e-compute" -- list-compute --fleet-id "$fleet_id"
+  cli "describe-runtime-configuration" "/local/game/server" -- describe-runtime-configuration --fleet-id "$fleet_id"
+  # Auto-pagination over pages of one: the three ctf sessions, newest first.
+  cli "search-game-sessions (filter, sort, pages of 1)" 'e2e-4 e2e-2 e2e-0' -- search-game-sessions \
+    --fleet-id "$fleet_id" --filter-expression "gameSessionProperties.mode = 'ctf'" \
+    --sort-expression "creationTimeMillis DESC" --page-size 1 --query 'GameSessions[].Name'
+  cli "search-game-sessions (hasAvailablePlayerSessions)" "e2e-1" -- search-game-sessions \
+    --fleet-id "$fleet_id" --filter-expression "hasAvailablePlayerSessions=true AND maximumSessions >= 8"
+  cli "describe-game-sessions" "ACTIVE" -- describe-game-sessions --fleet-id "$fleet_id" --page-size 2
+  cli_error "describe-fleet-capacity (bad id)" InvalidRequestException -- describe-fleet-capacity --fleet-ids "no such fleet"
+fi
+
+echo "== boto3: cleanup"
+py cleanup
+
+stop_server
+echo "== $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
