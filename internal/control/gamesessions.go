@@ -259,4 +259,3 @@ func protection(p string) string {
 	}
 	return p
 }
-

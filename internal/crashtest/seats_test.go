@@ -96,7 +96,9 @@ func TestKill9KeepsSeatsConsistent(t *testing.T) {
 				b, _ := io.ReadAll(resp.Body)
 				resp.Body.Close()
 				if resp.StatusCode == 200 {
-					var out struct{ PlayerSession struct{ PlayerSessionId string } }
+					var out struct {
+						PlayerSession struct{ PlayerSessionId string }
+					}
 					json.Unmarshal(b, &out)
 					mu.Lock()
 					acked = append(acked, out.PlayerSession.PlayerSessionId)
