@@ -2,8 +2,8 @@ package server_test
 
 import (
 	"errors"
-	"log/slog"
 	"io"
+	"log/slog"
 	"testing"
 	"time"
 
