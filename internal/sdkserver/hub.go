@@ -158,6 +158,12 @@ func (s *Server) finish(p Process, id string, a *answer, frame []byte, status in
 	pr := s.procs[p]
 	if status >= 500 && pr.answers[id] == a {
 		delete(pr.answers, id)
+		for i, o := range pr.order {
+			if o == id {
+				pr.order = append(pr.order[:i:i], pr.order[i+1:]...)
+				break
+			}
+		}
 	}
 	if ended {
 		pr.ended = true
