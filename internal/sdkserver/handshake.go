@@ -1,0 +1,82 @@
+package sdkserver
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// parseHandshake reads the process's identity and credentials from the
+// upgrade request's query. The SDKs differ (Go percent-encodes and sorts,
+// C++ and C# send raw values in their own order), so each member is
+// unescaped when it is validly escaped and taken as sent otherwise, and
+// keys are matched exactly, else regardless of case.
+func parseHandshake(r *http.Request) (*Handshake, error) {
+	q := lenientQuery(r.URL.RawQuery)
+	get := func(key string) string {
+		if v, ok := q[key]; ok {
+			return v[0]
+		}
+		for k, v := range q {
+			if strings.EqualFold(k, key) {
+				return v[0]
+			}
+		}
+		return ""
+	}
+	h := &Handshake{
+		Process:          Process{FleetID: get("FleetId"), ComputeID: get("ComputeId"), PID: get("pID")},
+		AuthToken:        get("Authorization"),
+		SDKVersion:       get("sdkVersion"),
+		SDKLanguage:      get("sdkLanguage"),
+		IdempotencyToken: get("IdempotencyToken"),
+		Query:            q,
+		RemoteAddr:       r.RemoteAddr,
+	}
+	switch {
+	case h.PID == "":
+		return nil, errors.New("handshake without pID")
+	case h.FleetID == "":
+		return nil, errors.New("handshake without FleetId")
+	case h.ComputeID == "":
+		return nil, errors.New("handshake without ComputeId")
+	case h.AuthToken == "":
+		return nil, errors.New("handshake without Authorization")
+	}
+	return h, nil
+}
+
+// lenientQuery splits a raw query on '&' and each member on its first
+// '='; a key or value that does not unescape is kept as sent.
+func lenientQuery(raw string) url.Values {
+	q := url.Values{}
+	for part := range strings.SplitSeq(raw, "&") {
+		if part == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(part, "=")
+		q.Add(unescape(k), unescape(v))
+	}
+	return q
+}
+
+func unescape(s string) string {
+	if u, err := url.QueryUnescape(s); err == nil {
+		return u
+	}
+	return s
+}
+
+// headerHas reports whether the comma-separated header key holds token,
+// regardless of case.
+func headerHas(h http.Header, key, token string) bool {
+	for _, v := range h.Values(key) {
+		for t := range strings.SplitSeq(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(t), token) {
+				return true
+			}
+		}
+	}
+	return false
+}

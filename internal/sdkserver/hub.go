@@ -1,0 +1,174 @@
+package sdkserver
+
+import (
+	"time"
+
+	"github.com/anylift/anylift/internal/sdkwire"
+)
+
+// proc is what the Server keeps for a process across its connections.
+// All fields are guarded by Server.mu.
+type proc struct {
+	conns   []*session         // oldest first; pushes go to the last
+	ended   bool               // TerminateServerProcess succeeded
+	answers map[string]*answer // by RequestId
+	order   []string           // RequestIds of answers, oldest first
+}
+
+// answer is the response frame to one RequestId; done closes when frame is set.
+type answer struct {
+	done  chan struct{}
+	frame []byte
+}
+
+// attach registers a new connection of h's process. Older connections of
+// the process are closed (1000) after Config.ReplacedGrace: the SDKs open
+// the new one before letting go of the old on RefreshConnection. It
+// reports false once the Server is closed.
+func (s *Server) attach(h *Handshake, c Conn) (*session, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, false
+	}
+	s.wg.Add(1)
+	p := s.procs[h.Process]
+	if p == nil {
+		p = &proc{answers: map[string]*answer{}}
+		s.procs[h.Process] = p
+	}
+	sess := newSession(s, h, c)
+	if older := append([]*session(nil), p.conns...); len(older) > 0 {
+		time.AfterFunc(s.cfg.ReplacedGrace, func() {
+			for _, o := range older {
+				o.kill(CloseNormal, "replaced by a newer connection")
+			}
+		})
+	}
+	p.conns = append(p.conns, sess)
+	return sess, true
+}
+
+// detach unregisters a closed connection. It reports whether that was the
+// last connection of a process that has not ended. An ended process with
+// no connection left is forgotten.
+func (s *Server) detach(sess *session) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.procs[sess.h.Process]
+	if p == nil {
+		return false
+	}
+	for i, c := range p.conns {
+		if c == sess {
+			p.conns = append(p.conns[:i:i], p.conns[i+1:]...)
+			break
+		}
+	}
+	if len(p.conns) > 0 {
+		return false
+	}
+	if p.ended {
+		delete(s.procs, sess.h.Process)
+		return false
+	}
+	return true
+}
+
+// Push sends msg to the newest connection of process p. It reports false
+// when p has no connection on this Server, or its send queue is full (the
+// connection is then dropped; the SDK reconnects). A true result means the
+// frame was queued, not that the process read it.
+func (s *Server) Push(p Process, msg sdkwire.Push) bool {
+	frame, err := sdkwire.EncodePush(msg)
+	if err != nil {
+		s.cfg.Logger.Error("encoding a push", "action", msg.Action(), "err", err)
+		return false
+	}
+	s.mu.Lock()
+	pr := s.procs[p]
+	var newest *session
+	if pr != nil && len(pr.conns) > 0 {
+		newest = pr.conns[len(pr.conns)-1]
+	}
+	s.mu.Unlock()
+	return newest != nil && newest.send(frame)
+}
+
+// Connected reports whether process p has a connection on this Server.
+func (s *Server) Connected(p Process) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	pr := s.procs[p]
+	return pr != nil && len(pr.conns) > 0
+}
+
+// Disconnect closes every connection of p with close code 1000, which
+// tells the C++ and C# SDKs not to reconnect (the Go SDK still tries, and
+// should then be refused by the Authenticator). For a deregistered compute
+// or a terminated process. It reports whether p had a connection.
+func (s *Server) Disconnect(p Process, reason string) bool {
+	s.mu.Lock()
+	var conns []*session
+	if pr := s.procs[p]; pr != nil {
+		conns = append(conns, pr.conns...)
+	}
+	s.mu.Unlock()
+	for _, c := range conns {
+		c.kill(CloseNormal, reason)
+	}
+	return len(conns) > 0
+}
+
+// Forget drops what the Server keeps for a process without connections
+// (its cached answers). The Backend calls it once it treats a process
+// that disconnected as lost. It does nothing while p is connected.
+func (s *Server) Forget(p Process) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if pr := s.procs[p]; pr != nil && len(pr.conns) == 0 {
+		delete(s.procs, p)
+	}
+}
+
+// begin returns the answer for RequestId id of process p, and whether the
+// caller is the first to ask and so must compute it and call finish.
+func (s *Server) begin(p Process, id string) (*answer, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	pr := s.procs[p]
+	if a, ok := pr.answers[id]; ok {
+		return a, false
+	}
+	a := &answer{done: make(chan struct{})}
+	pr.answers[id] = a
+	pr.order = append(pr.order, id)
+	if len(pr.order) > s.cfg.AnswerCache {
+		delete(pr.answers, pr.order[0])
+		pr.order = pr.order[1:]
+	}
+	return a, true
+}
+
+// finish publishes the answer to id. Answers with a 5xx status are not
+// kept: a retry with the same RequestId runs the request again. ended
+// records a successful TerminateServerProcess.
+func (s *Server) finish(p Process, id string, a *answer, frame []byte, status int, ended bool) {
+	s.mu.Lock()
+	pr := s.procs[p]
+	if status >= 500 && pr.answers[id] == a {
+		delete(pr.answers, id)
+		for i, o := range pr.order {
+			if o == id {
+				pr.order = append(pr.order[:i:i], pr.order[i+1:]...)
+				break
+			}
+		}
+	}
+	if ended {
+		pr.ended = true
+	}
+	s.mu.Unlock()
+	a.frame = frame
+	close(a.done)
+}
