@@ -25,6 +25,11 @@ func serveFlags(fs *flag.FlagSet) func() (server.Config, error) {
 	credFile := fs.String("credentials-file", "", "file of accepted key pairs, one \"ACCESS_KEY_ID SECRET_KEY\" per line")
 	anyCreds := fs.Bool("insecure-any-credentials", false, "accept any well-formed signature (local development only)")
 	sdkEndpoint := fs.String("sdk-endpoint", "", "WebSocket URL advertised to game servers (default ws://<listen address>; set it for machines behind NAT)")
+	tlsListen := fs.String("tls-listen", "127.0.0.1:9871", "address of the process endpoint over TLS (the C++ SDK and Unreal need it; empty: none)")
+	tlsCert := fs.String("tls-cert", "", "certificate of the TLS listener (default: self-signed, generated once into --data-dir)")
+	tlsKey := fs.String("tls-key", "", "key of --tls-cert")
+	healthInterval := fs.Duration("health-check-interval", 60*time.Second, "expected interval of process health reports; three missed end a process")
+	lostGrace := fs.Duration("process-lost-grace", 30*time.Second, "time a disconnected process has to reconnect before it is lost")
 	tokenTTL := fs.Duration("auth-token-ttl", 15*time.Minute, "lifetime of compute auth tokens")
 	reservation := fs.Duration("reservation-timeout", 60*time.Second, "time a RESERVED player session waits to be accepted")
 	maxPlayers := fs.Int("max-players-per-session", 200, "cap on MaximumPlayerSessionCount")
@@ -51,8 +56,9 @@ func serveFlags(fs *flag.FlagSet) func() (server.Config, error) {
 		if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
 			return server.Config{}, fmt.Errorf("--log-level: %w", err)
 		}
-		_ = level
 		return server.Config{
+			TLSListen: *tlsListen, TLSCert: *tlsCert, TLSKey: *tlsKey,
+			HealthCheckInterval: *healthInterval, ProcessLostGrace: *lostGrace,
 			Listen: *listen, DataDir: *dataDir, Store: *storeURL,
 			Region: *region, AccountID: *account,
 			Credentials: creds, AnyCredentials: *anyCreds,
@@ -89,6 +95,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	fmt.Fprintf(stdout, "anylift listening on %s\n", srv.URL())
+	if addr := srv.TLSAddr(); addr != "" {
+		fmt.Fprintf(stdout, "process endpoint over TLS on wss://%s\n", addr)
+	}
 	<-ctx.Done()
 	cfg.Log.Info("shutting down")
 	shutdown, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -3,6 +3,7 @@ package api
 import "github.com/anylift/anylift/internal/control"
 
 func gameSessionOps(s *control.Service, m map[string]handler) {
+	m["CreateGameSession"] = op(s.CreateGameSession)
 	m["DescribeGameSessions"] = op(s.DescribeGameSessions)
 	m["DescribeGameSessionDetails"] = op(s.DescribeGameSessionDetails)
 	m["UpdateGameSession"] = op(s.UpdateGameSession)

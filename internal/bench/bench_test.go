@@ -146,8 +146,12 @@ var (
 	seeds  = map[string]*seeded{}
 )
 
+// modes are the values of the "mode" property, spread evenly.
+var modes = []string{"ranked", "casual", "ffa", "ctf"}
+
 // seed starts (once per backend for the whole run) a server holding
-// Sessions ACTIVE sessions; a quarter have mode=ranked, the rest casual.
+// Sessions ACTIVE sessions with two independent properties: mode (4
+// values) and map (20 values), so a mode and map pair selects 1 in 80.
 func seed(b *testing.B, backend, storeURL string) *seeded {
 	seedMu.Lock()
 	defer seedMu.Unlock()
@@ -177,17 +181,14 @@ func seed(b *testing.B, backend, storeURL string) *seeded {
 		err := st.Update(ctx, func(tx store.Tx) error {
 			for j := i; j < i+batch && j < Sessions; j++ {
 				idString := fmt.Sprintf("gsess-bench-%06d", j)
-				mode := "casual"
-				if j%4 == 0 {
-					mode = "ranked"
-				}
+				mode := modes[j%len(modes)]
 				gs := &game.GameSession{
 					ID: acct.GameSessionARN(f.ID, "custom-bench", idString), IDString: idString, Name: "game " + idString,
 					FleetID: f.ID, FleetARN: f.ARN, Location: "custom-bench", ComputeName: fmt.Sprintf("compute-%d", j%500),
 					CreationTime: now.Add(time.Duration(j) * time.Millisecond), MaximumPlayerSessionCount: 200,
 					Status: game.SessionActive, PlayerSessionCreationPolicy: game.AcceptAll, ProtectionPolicy: game.NoProtection,
 					IPAddress: "10.0.0.1", Port: 7000 + j%1000,
-					Properties: []game.Property{{Key: "mode", Value: mode}, {Key: "map", Value: fmt.Sprintf("map-%d", j%20)}},
+					Properties: []game.Property{{Key: "mode", Value: mode}, {Key: "map", Value: fmt.Sprintf("map-%d", j/len(modes)%20)}},
 				}
 				if err := tx.InsertGameSession(gs); err != nil {
 					return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"time"
 
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/store"
@@ -215,12 +216,32 @@ func (s *Service) computeOut(c *game.Compute) *wire.Compute {
 // tokens stay valid until they expire. NotFound when the fleet or compute
 // is absent. The token is never logged.
 func (s *Service) GetComputeAuthToken(ctx context.Context, in *wire.GetComputeAuthTokenInput) (*wire.GetComputeAuthTokenOutput, error) {
-	fleetID := game.ResourceID(*in.FleetId, "fleet")
-	name := game.ResourceID(*in.ComputeName, "compute")
+	tok, c, err := s.mintToken(ctx, game.ResourceID(*in.FleetId, "fleet"), game.ResourceID(*in.ComputeName, "compute"))
+	if err != nil {
+		return nil, err
+	}
+	return &wire.GetComputeAuthTokenOutput{
+		FleetId:             wire.String(tok.FleetID),
+		FleetArn:            wire.String(s.cfg.Account.FleetARN(tok.FleetID)),
+		ComputeName:         wire.String(c.Name),
+		ComputeArn:          wire.String(c.ARN),
+		AuthToken:           wire.String(tok.Secret),
+		ExpirationTimestamp: wire.NewTime(tok.Expires),
+	}, nil
+}
+
+// mintAuthToken mints a token for a registered compute (the agent and
+// RefreshConnection use it); the result carries the secret.
+func (s *Service) mintAuthToken(ctx context.Context, fleetID, computeName string) (*game.AuthToken, error) {
+	tok, _, err := s.mintToken(ctx, fleetID, computeName)
+	return tok, err
+}
+
+func (s *Service) mintToken(ctx context.Context, fleetID, name string) (*game.AuthToken, *game.Compute, error) {
 	now := s.clock()
 	secret := game.NewSecret(authTokenBytes)
 	tok := &game.AuthToken{
-		Hash: hashToken(secret), FleetID: fleetID, ComputeName: name,
+		Hash: hashToken(secret), Secret: secret, FleetID: fleetID, ComputeName: name,
 		Created: now, Expires: now.Add(s.cfg.AuthTokenTTL),
 	}
 	var c *game.Compute
@@ -232,19 +253,28 @@ func (s *Service) GetComputeAuthToken(ctx context.Context, in *wire.GetComputeAu
 		if c, err = tx.GetCompute(fleetID, name); err != nil {
 			return err
 		}
-		return tx.InsertAuthToken(tok)
+		stored := *tok
+		stored.Secret = ""
+		return tx.InsertAuthToken(&stored)
 	})
-	if err != nil {
-		return nil, err
+	return tok, c, err
+}
+
+// AuthTokenExpiry checks a token as CheckAuthToken does and returns when
+// it expires.
+func (s *Service) AuthTokenExpiry(ctx context.Context, token, fleetID, computeName string) (time.Time, error) {
+	if err := s.CheckAuthToken(ctx, token, fleetID, computeName); err != nil {
+		return time.Time{}, err
 	}
-	return &wire.GetComputeAuthTokenOutput{
-		FleetId:             wire.String(fleetID),
-		FleetArn:            wire.String(s.cfg.Account.FleetARN(fleetID)),
-		ComputeName:         wire.String(c.Name),
-		ComputeArn:          wire.String(c.ARN),
-		AuthToken:           wire.String(secret),
-		ExpirationTimestamp: wire.NewTime(tok.Expires),
-	}, nil
+	var exp time.Time
+	err := s.view(ctx, func(tx store.Tx) error {
+		t, err := tx.GetAuthToken(hashToken(token))
+		if err == nil {
+			exp = t.Expires
+		}
+		return err
+	})
+	return exp, err
 }
 
 // hashToken is how a token is stored and looked up: lowercase hex SHA-256.

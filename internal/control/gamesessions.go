@@ -101,6 +101,7 @@ func (s *Service) UpdateGameSession(ctx context.Context, in *wire.UpdateGameSess
 	if err != nil {
 		return nil, err
 	}
+	s.pushUpdate(gs)
 	return &wire.UpdateGameSessionOutput{GameSession: gameSessionOut(gs)}, nil
 }
 
@@ -174,6 +175,7 @@ func (s *Service) TerminateGameSession(ctx context.Context, in *wire.TerminateGa
 	if err != nil {
 		return nil, err
 	}
+	s.pushTerminate(ctx, gs)
 	return &wire.TerminateGameSessionOutput{GameSession: gameSessionOut(gs)}, nil
 }
 

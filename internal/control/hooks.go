@@ -8,7 +8,6 @@ import "github.com/anylift/anylift/internal/store"
 // endFleetSessions are in gamesessions.go.
 
 // activeProcesses counts a fleet's ACTIVE server processes per location.
-// Owned by the server-process area; until it lands there are none.
 func (s *Service) activeProcesses(tx store.Tx, fleetID string) (map[string]int, error) {
-	return map[string]int{}, nil
+	return tx.CountActiveProcesses(fleetID)
 }

@@ -26,6 +26,15 @@ type Config struct {
 	ReservationTimeout time.Duration
 	// MaxPlayersPerSession caps MaximumPlayerSessionCount (200).
 	MaxPlayersPerSession int
+	// HealthCheckInterval is how often a process reports health (60 s);
+	// three intervals without a report end it as unhealthy.
+	HealthCheckInterval time.Duration
+	// ProcessLostGrace is how long a process whose connection dropped
+	// without ProcessEnding may take to reconnect before it is lost (30 s).
+	ProcessLostGrace time.Duration
+	// RefreshMargin is how long before its auth token expires a process
+	// connection is renewed with RefreshConnection (2 min).
+	RefreshMargin time.Duration
 	// SearchPageSize caps SearchGameSessions results per page (20).
 	SearchPageSize int
 	// SDKEndpoint is the WebSocket URL game servers' SDKs connect to,
@@ -50,6 +59,15 @@ func (c *Config) defaults() {
 	if c.MaxPlayersPerSession == 0 {
 		c.MaxPlayersPerSession = 200
 	}
+	if c.HealthCheckInterval == 0 {
+		c.HealthCheckInterval = 60 * time.Second
+	}
+	if c.ProcessLostGrace == 0 {
+		c.ProcessLostGrace = 30 * time.Second
+	}
+	if c.RefreshMargin == 0 {
+		c.RefreshMargin = 2 * time.Minute
+	}
 	if c.SearchPageSize == 0 {
 		c.SearchPageSize = 20
 	}
@@ -64,6 +82,8 @@ type Service struct {
 	cfg   Config
 	now   func() time.Time
 	log   *slog.Logger
+	// pusher reaches connected server processes; nil until SetPusher.
+	pusher Pusher
 }
 
 // New returns a Service over st. now is the clock (time.Now when nil).

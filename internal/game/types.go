@@ -223,3 +223,18 @@ func Searchable(key string) bool {
 	}
 	return true
 }
+
+// MinActivationTimeoutSeconds is the smallest GameSessionActivationTimeoutSeconds.
+const MinActivationTimeoutSeconds = 1
+
+// DefaultActivationTimeout applies when a runtime configuration sets none
+// (DESIGN.md decision 5).
+const DefaultActivationTimeout = 300 * time.Second
+
+// ActivationTimeout is how long a game session may stay ACTIVATING.
+func (r RuntimeConfiguration) ActivationTimeout() time.Duration {
+	if r.GameSessionActivationTimeoutSeconds <= 0 {
+		return DefaultActivationTimeout
+	}
+	return time.Duration(r.GameSessionActivationTimeoutSeconds) * time.Second
+}

@@ -5,11 +5,13 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -17,6 +19,7 @@ import (
 	"github.com/anylift/anylift/internal/api"
 	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/sdkserver"
 	"github.com/anylift/anylift/internal/store"
 	"github.com/anylift/anylift/internal/store/postgres"
 	"github.com/anylift/anylift/internal/store/sqlite"
@@ -43,6 +46,12 @@ type Config struct {
 	// SDKEndpoint is the WebSocket URL advertised to game servers as
 	// GameLiftServiceSdkEndpoint; ws://<API listener address> when empty.
 	SDKEndpoint string
+	// TLSListen is the address of the process endpoint's TLS listener
+	// (empty: none); TLSCert and TLSKey name its certificate, generated
+	// into DataDir when empty.
+	TLSListen, TLSCert, TLSKey string
+	// HealthCheckInterval and ProcessLostGrace tune the process timers.
+	HealthCheckInterval, ProcessLostGrace time.Duration
 	// SearchPageSize caps SearchGameSessions results per page (20).
 	SearchPageSize int
 
@@ -56,7 +65,9 @@ type Server struct {
 	store store.Store
 	svc   *control.Service
 	api   *api.Handler
+	hub   *sdkserver.Server
 	ln    net.Listener
+	tlsLn net.Listener
 	http  *http.Server
 
 	cancel context.CancelFunc
@@ -98,34 +109,42 @@ func openStore(ctx context.Context, cfg Config) (store.Store, error) {
 }
 
 func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
-	listen := cfg.Listen
-	if listen == "" {
-		listen = "127.0.0.1:9870"
-	}
-	ln, err := net.Listen("tcp", listen)
-	if err != nil {
+	s := &Server{cfg: cfg, store: st}
+	var err error
+	if s.ln, err = listen(cfg.Listen, "127.0.0.1:9870"); err != nil {
 		return nil, err
+	}
+	if cfg.TLSListen != "" {
+		if s.tlsLn, err = s.listenTLS(); err != nil {
+			s.ln.Close()
+			return nil, err
+		}
 	}
 	sdkEndpoint := cfg.SDKEndpoint
 	if sdkEndpoint == "" {
-		sdkEndpoint = "ws://" + ln.Addr().String()
+		sdkEndpoint = "ws://" + s.ln.Addr().String()
 	}
-	svc := control.New(st, control.Config{
+	s.svc = control.New(st, control.Config{
 		Account:              game.Account{Region: cfg.Region, ID: cfg.AccountID},
 		AuthTokenTTL:         cfg.AuthTokenTTL,
 		ReservationTimeout:   cfg.ReservationTimeout,
 		MaxPlayersPerSession: cfg.MaxPlayersPerSession,
 		SDKEndpoint:          sdkEndpoint,
 		SearchPageSize:       cfg.SearchPageSize,
+		HealthCheckInterval:  cfg.HealthCheckInterval,
+		ProcessLostGrace:     cfg.ProcessLostGrace,
 	}, cfg.Now, cfg.Log)
 	if cfg.AnyCredentials {
 		cfg.Log.Warn("INSECURE: --insecure-any-credentials is set; any well-formed signature from any access key is accepted. Use this for local development only.")
 	}
-	h := api.New(svc, api.Options{
+	s.api = api.New(s.svc, api.Options{
 		Verifier: &api.Verifier{Secrets: cfg.Credentials, AnyCredentials: cfg.AnyCredentials, Now: cfg.Now},
 		Log:      cfg.Log,
 	})
-	s := &Server{cfg: cfg, store: st, svc: svc, api: h, ln: ln}
+	procs := &processes{svc: s.svc}
+	s.hub = sdkserver.New(sdkserver.Config{Auth: procs, Backend: procs, Logger: cfg.Log})
+	procs.hub = s.hub
+	s.svc.SetPusher(procs)
 	s.http = &http.Server{
 		Handler:           s.routes(),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -133,19 +152,56 @@ func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 	}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	s.cancel = cancel
-	s.wg.Add(2)
+	s.serve(s.ln, "API")
+	if s.tlsLn != nil {
+		s.serve(s.tlsLn, "TLS")
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.svc.Run(runCtx)
+	}()
+	cfg.Log.Info("anylift serving", "listen", s.ln.Addr().String(), "tls", s.TLSAddr(), "store", storeName(cfg),
+		"region", s.svc.Config().Account.Region)
+	return s, nil
+}
+
+func listen(addr, def string) (net.Listener, error) {
+	if addr == "" {
+		addr = def
+	}
+	return net.Listen("tcp", addr)
+}
+
+// listenTLS opens the TLS listener of the process endpoint (the C++ SDK,
+// and so Unreal, always speaks TLS), with --tls-cert/--tls-key or a
+// self-signed certificate kept in the data directory.
+func (s *Server) listenTLS() (net.Listener, error) {
+	dir := s.cfg.DataDir
+	if dir == "" {
+		dir = "."
+	}
+	host, _ := os.Hostname()
+	cert, err := sdkserver.LoadCertificate(s.cfg.TLSCert, s.cfg.TLSKey, dir, host)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", s.cfg.TLSListen)
+	if err != nil {
+		return nil, err
+	}
+	return tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}), nil
+}
+
+// serve runs the HTTP server on ln until Close.
+func (s *Server) serve(ln net.Listener, name string) {
+	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
 		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			cfg.Log.Error("API listener stopped", "err", err)
+			s.cfg.Log.Error("listener stopped", "listener", name, "err", err)
 		}
 	}()
-	go func() {
-		defer s.wg.Done()
-		svc.Run(runCtx)
-	}()
-	cfg.Log.Info("anylift serving", "listen", ln.Addr().String(), "store", storeName(cfg), "region", svc.Config().Account.Region)
-	return s, nil
 }
 
 func storeName(cfg Config) string {
@@ -161,6 +217,10 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if api.Match(r) {
 			s.api.ServeHTTP(w, r)
+			return
+		}
+		if sdkserver.IsUpgrade(r) {
+			s.hub.ServeHTTP(w, r)
 			return
 		}
 		http.NotFound(w, r)
@@ -182,6 +242,17 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 // Addr is the API listener's address.
 func (s *Server) Addr() string { return s.ln.Addr().String() }
 
+// TLSAddr is the TLS listener's address, or "" when there is none.
+func (s *Server) TLSAddr() string {
+	if s.tlsLn == nil {
+		return ""
+	}
+	return s.tlsLn.Addr().String()
+}
+
+// SDKEndpoint is the WebSocket URL given to game servers.
+func (s *Server) SDKEndpoint() string { return s.svc.Config().SDKEndpoint }
+
 // URL is the API's base URL, for --endpoint-url.
 func (s *Server) URL() string { return "http://" + s.Addr() }
 
@@ -192,6 +263,7 @@ func (s *Server) Service() *control.Service { return s.svc }
 // ends), stops the background loops and closes the store.
 func (s *Server) Close(ctx context.Context) error {
 	err := s.http.Shutdown(ctx)
+	s.hub.Close() // processes see 1012 and reconnect elsewhere
 	s.cancel()
 	s.wg.Wait()
 	if e := s.store.Close(); err == nil {

@@ -50,6 +50,9 @@ type GameSessionTx interface {
 	// CountCreatorSessions counts the sessions a creator made in a fleet
 	// at or after since (ResourceCreationLimitPolicy).
 	CountCreatorSessions(fleetID, creatorID string, since time.Time) (int, error)
+	// ActivatingSince returns up to max ACTIVATING sessions created at or
+	// before t, oldest first.
+	ActivatingSince(t time.Time, max int) ([]*game.GameSession, error)
 	// FleetUsage returns the fleet's usage per location.
 	FleetUsage(fleetID string) ([]LocationUsage, error)
 }

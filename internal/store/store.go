@@ -39,6 +39,7 @@ type Tx interface {
 	PlayerSessionTx
 	EventTx
 	TagTx
+	ProcessTx
 	SearchTx
 }
 

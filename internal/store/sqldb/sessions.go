@@ -238,3 +238,9 @@ func (t *Tx) FleetUsage(fleetID string) ([]store.LocationUsage, error) {
 	}
 	return out, rows.Err()
 }
+
+func (t *Tx) ActivatingSince(before time.Time, max int) ([]*game.GameSession, error) {
+	list, _, err := t.sessionRows(`SELECT `+sessionColumns+`, created FROM game_sessions
+		WHERE status = 'ACTIVATING' AND created <= ? ORDER BY created, pk LIMIT ?`, store.Millis(before), max)
+	return list, err
+}

@@ -1,0 +1,326 @@
+package control
+
+import (
+	"context"
+	"time"
+
+	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/sdkwire"
+	"github.com/anylift/anylift/internal/store"
+)
+
+// ProcessRef names a server process: its pID on a compute of a fleet.
+type ProcessRef struct {
+	FleetID     string
+	ComputeName string
+	PID         string
+}
+
+// Pusher delivers service messages to connected server processes (the
+// process endpoint). Push reports false when the process is not connected.
+type Pusher interface {
+	Push(p ProcessRef, msg sdkwire.Push) bool
+	Disconnect(p ProcessRef, reason string)
+}
+
+// SetPusher connects the service to the process endpoint. Call it before
+// Run and before serving requests.
+func (s *Service) SetPusher(p Pusher) { s.pusher = p }
+
+// push sends msg to p when an endpoint is connected; the outcome is the
+// endpoint's to report (a process not connected misses it, as it would a
+// message lost on a dropped socket).
+func (s *Service) push(p ProcessRef, msg sdkwire.Push) bool {
+	if s.pusher == nil {
+		return false
+	}
+	return s.pusher.Push(p, msg)
+}
+
+func refOf(p *game.Process) ProcessRef { return ProcessRef{p.FleetID, p.ComputeName, p.PID} }
+
+// ProcessConnected records a connection of a server process (a new one, a
+// reconnect or a refreshed connection) whose auth token expires at
+// tokenExpires. The compute must be registered.
+func (s *Service) ProcessConnected(ctx context.Context, ref ProcessRef, sdkVersion, sdkLanguage string, tokenExpires time.Time) error {
+	now := s.clock()
+	return s.update(ctx, func(tx store.Tx) error {
+		c, err := tx.GetCompute(ref.FleetID, ref.ComputeName)
+		if err != nil {
+			return err
+		}
+		p, err := tx.GetProcess(ref.FleetID, ref.ComputeName, ref.PID)
+		if game.IsKind(err, game.NotFound) {
+			p = &game.Process{FleetID: ref.FleetID, ComputeName: ref.ComputeName, PID: ref.PID, Location: c.Location,
+				Status: game.ProcessConnected, Healthy: true, CreationTime: now, LastHeartbeat: now}
+		} else if err != nil {
+			return err
+		}
+		if p.Status == game.ProcessTerminated {
+			return game.Errorf(game.InvalidRequest, "server process %s has ended", ref.PID)
+		}
+		p.Connected, p.DisconnectedAt, p.TokenExpires = true, time.Time{}, tokenExpires
+		if sdkVersion != "" {
+			p.SDKVersion, p.SDKLanguage = sdkVersion, sdkLanguage
+		}
+		return tx.PutProcess(p)
+	})
+}
+
+// ProcessReady is ActivateServerProcess: the process may now host a game
+// session on port. A second ProcessReady updates port and log paths.
+func (s *Service) ProcessReady(ctx context.Context, ref ProcessRef, r *sdkwire.ActivateServerProcess) error {
+	now := s.clock()
+	return s.updateProcess(ctx, ref, func(tx store.Tx, p *game.Process) error {
+		p.Status, p.Port, p.LogPaths = game.ProcessActive, r.Port, r.LogPaths
+		p.SDKVersion, p.SDKLanguage = r.SdkVersion, r.SdkLanguage
+		p.Healthy, p.UnhealthyReports, p.LastHeartbeat = true, 0, now
+		return nil
+	})
+}
+
+// unhealthyLimit is how many consecutive unhealthy reports (or missed
+// health checks) end a process (spec/semantics.md §4.2).
+const unhealthyLimit = 3
+
+// ProcessHeartbeat records a health report. The third consecutive
+// unhealthy report ends the process (terminateUnhealthy).
+func (s *Service) ProcessHeartbeat(ctx context.Context, ref ProcessRef, healthy bool) error {
+	now := s.clock()
+	var sick *game.Process
+	err := s.updateProcess(ctx, ref, func(tx store.Tx, p *game.Process) error {
+		p.LastHeartbeat, p.Healthy = now, healthy
+		if healthy {
+			p.UnhealthyReports = 0
+			return nil
+		}
+		p.UnhealthyReports++
+		if p.UnhealthyReports >= unhealthyLimit {
+			sick = p
+			return s.terminateUnhealthy(tx, p, "reported unhealthy for 3 consecutive health checks")
+		}
+		return nil
+	})
+	if err == nil && sick != nil {
+		s.sendTerminate(sick)
+	}
+	return err
+}
+
+// updateProcess runs fn on a live process and stores it.
+func (s *Service) updateProcess(ctx context.Context, ref ProcessRef, fn func(store.Tx, *game.Process) error) error {
+	return s.update(ctx, func(tx store.Tx) error {
+		p, err := tx.GetProcess(ref.FleetID, ref.ComputeName, ref.PID)
+		if err != nil {
+			return err
+		}
+		if p.Status == game.ProcessTerminated {
+			return game.Errorf(game.InvalidRequest, "server process %s has ended", ref.PID)
+		}
+		if err := fn(tx, p); err != nil {
+			return err
+		}
+		return tx.PutProcess(p)
+	})
+}
+
+// ownSession returns the game session a process hosts, refusing any other
+// id: a process can only touch its own game session.
+func (s *Service) ownSession(tx store.Tx, ref ProcessRef, gameSessionID string) (*game.Process, *game.GameSession, error) {
+	p, err := tx.GetProcess(ref.FleetID, ref.ComputeName, ref.PID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if p.GameSessionID == "" || p.GameSessionID != gameSessionID {
+		return nil, nil, game.Errorf(game.Unauthorized, "game session %s is not hosted by this server process", gameSessionID)
+	}
+	gs, err := tx.GetGameSession(gameSessionID)
+	return p, gs, err
+}
+
+// ProcessActivateGameSession is ActivateGameSession: the process's own
+// ACTIVATING session becomes ACTIVE with its connection details.
+func (s *Service) ProcessActivateGameSession(ctx context.Context, ref ProcessRef, gameSessionID string) error {
+	return s.update(ctx, func(tx store.Tx) error {
+		p, gs, err := s.ownSession(tx, ref, gameSessionID)
+		if err != nil {
+			return err
+		}
+		switch gs.Status {
+		case game.SessionActive:
+			return nil // a repeated activation
+		case game.SessionActivating:
+		default:
+			return game.Errorf(game.InvalidGameSessionStatus, "game session %s is %s and cannot be activated", gs.ID, gs.Status)
+		}
+		c, err := tx.GetCompute(ref.FleetID, ref.ComputeName)
+		if err != nil {
+			return err
+		}
+		gs.Status, gs.IPAddress, gs.DNSName, gs.Port = game.SessionActive, c.IPAddress, c.DNSName, p.Port
+		return tx.UpdateGameSession(gs)
+	})
+}
+
+// ProcessUpdateCreationPolicy is UpdatePlayerSessionCreationPolicy.
+func (s *Service) ProcessUpdateCreationPolicy(ctx context.Context, ref ProcessRef, gameSessionID, policy string) error {
+	return s.update(ctx, func(tx store.Tx) error {
+		_, gs, err := s.ownSession(tx, ref, gameSessionID)
+		if err != nil {
+			return err
+		}
+		if !gs.Live() {
+			return game.Errorf(game.InvalidGameSessionStatus, "game session %s has ended", gs.ID)
+		}
+		gs.PlayerSessionCreationPolicy = policy
+		return tx.UpdateGameSession(gs)
+	})
+}
+
+// checkOwn refuses a game session the process does not host.
+func (s *Service) checkOwn(ctx context.Context, ref ProcessRef, gameSessionID string) error {
+	return s.view(ctx, func(tx store.Tx) error {
+		_, _, err := s.ownSession(tx, ref, gameSessionID)
+		return err
+	})
+}
+
+// ProcessAcceptPlayer is AcceptPlayerSession from the process.
+func (s *Service) ProcessAcceptPlayer(ctx context.Context, ref ProcessRef, gameSessionID, playerSessionID string) error {
+	if err := s.checkOwn(ctx, ref, gameSessionID); err != nil {
+		return err
+	}
+	_, err := s.AcceptPlayerSession(ctx, gameSessionID, playerSessionID)
+	return err
+}
+
+// ProcessRemovePlayer is RemovePlayerSession from the process.
+func (s *Service) ProcessRemovePlayer(ctx context.Context, ref ProcessRef, gameSessionID, playerSessionID string) error {
+	if err := s.checkOwn(ctx, ref, gameSessionID); err != nil {
+		return err
+	}
+	_, err := s.RemovePlayerSession(ctx, gameSessionID, playerSessionID)
+	return err
+}
+
+// ProcessDescribePlayerSessions is DescribePlayerSessions from the
+// process, confined to its own game session.
+func (s *Service) ProcessDescribePlayerSessions(ctx context.Context, ref ProcessRef, r *sdkwire.DescribePlayerSessions) (*sdkwire.DescribePlayerSessionsResult, error) {
+	out := &sdkwire.DescribePlayerSessionsResult{PlayerSessions: []sdkwire.PlayerSession{}}
+	err := s.view(ctx, func(tx store.Tx) error {
+		p, err := tx.GetProcess(ref.FleetID, ref.ComputeName, ref.PID)
+		if err != nil {
+			return err
+		}
+		f := store.PlayerFilter{ID: r.PlayerSessionId, GameSessionID: r.GameSessionId, PlayerID: r.PlayerId}
+		if err := checkPlayerFilter(&f, r.PlayerSessionStatusFilter); err != nil {
+			return err
+		}
+		if f.GameSessionID != "" && f.GameSessionID != p.GameSessionID {
+			return game.Errorf(game.Unauthorized, "game session %s is not hosted by this server process", f.GameSessionID)
+		}
+		list, next, err := tx.ListPlayerSessions(f, store.Page{Limit: r.Limit, Token: r.NextToken})
+		if err != nil {
+			return err
+		}
+		for _, ps := range list {
+			if ps.GameSessionID != p.GameSessionID || p.GameSessionID == "" {
+				continue // another process's player
+			}
+			out.PlayerSessions = append(out.PlayerSessions, sdkPlayerSession(ps))
+		}
+		out.NextToken = next
+		return nil
+	})
+	return out, err
+}
+
+func sdkPlayerSession(p *game.PlayerSession) sdkwire.PlayerSession {
+	return sdkwire.PlayerSession{
+		PlayerId: p.PlayerID, PlayerSessionId: p.ID, GameSessionId: p.GameSessionID, FleetId: p.FleetID,
+		PlayerData: p.PlayerData, IpAddress: p.IPAddress, DnsName: p.DNSName, Port: p.Port,
+		CreationTime: store.Millis(p.CreationTime), TerminationTime: store.Millis(p.TerminationTime), Status: p.Status,
+	}
+}
+
+// ProcessEnding is TerminateServerProcess: the process is ending on its
+// own; its game session ends with it (spec/semantics.md §4.1).
+func (s *Service) ProcessEnding(ctx context.Context, ref ProcessRef) error {
+	return s.updateProcess(ctx, ref, func(tx store.Tx, p *game.Process) error {
+		return s.endProcess(tx, p, game.SessionTerminated, "", "", "")
+	})
+}
+
+// endProcess marks p TERMINATED and ends its live game session with
+// status and reason (ACTIVATING sessions end in ERROR); a non-empty event
+// code is written as a fleet event.
+func (s *Service) endProcess(tx store.Tx, p *game.Process, status, reason, code, message string) error {
+	now := s.clock()
+	p.Status, p.TerminationTime, p.Connected = game.ProcessTerminated, now, false
+	if p.GameSessionID != "" {
+		gs, err := tx.GetGameSession(p.GameSessionID)
+		if err != nil && !game.IsKind(err, game.NotFound) {
+			return err
+		}
+		if err == nil {
+			st, rs := status, reason
+			if gs.Status == game.SessionActivating {
+				st = game.SessionError
+			} else if gs.Status == game.SessionTerminating {
+				st, rs = game.SessionTerminated, ""
+			}
+			if err := s.endSession(tx, gs, st, rs); err != nil {
+				return err
+			}
+		}
+	}
+	if code != "" {
+		return s.recordEvent(tx, p.FleetID, p.PID, code, message)
+	}
+	return nil
+}
+
+// terminateUnhealthy ends a process judged unhealthy; the caller sends it
+// TerminateProcess after the commit.
+func (s *Service) terminateUnhealthy(tx store.Tx, p *game.Process, why string) error {
+	return s.endProcess(tx, p, game.SessionTerminated, game.ReasonInterrupted, "SERVER_PROCESS_TERMINATED_UNHEALTHY",
+		"Server process "+p.PID+" on compute "+p.ComputeName+" was terminated: "+why+".")
+}
+
+// sendTerminate asks an ended process to shut down and closes its socket.
+func (s *Service) sendTerminate(p *game.Process) {
+	ref := refOf(p)
+	s.push(ref, &sdkwire.TerminateProcess{TerminationTime: s.clock().UnixMilli()})
+	if s.pusher != nil {
+		s.pusher.Disconnect(ref, "terminated")
+	}
+}
+
+// ProcessDisconnected records that a process's last connection closed
+// without ProcessEnding. It is declared lost ProcessLostGrace later unless
+// it reconnects (the SDKs reconnect on their own).
+func (s *Service) ProcessDisconnected(ctx context.Context, ref ProcessRef) error {
+	now := s.clock()
+	err := s.updateProcess(ctx, ref, func(tx store.Tx, p *game.Process) error {
+		p.Connected, p.DisconnectedAt = false, now
+		return nil
+	})
+	if game.IsKind(err, game.InvalidRequest) || game.IsKind(err, game.NotFound) {
+		return nil // already ended or never recorded
+	}
+	return err
+}
+
+// ComputeCertificate answers GetComputeCertificate: the certificate path
+// the compute registered with, and its name.
+func (s *Service) ComputeCertificate(ctx context.Context, ref ProcessRef) (*sdkwire.GetComputeCertificateResult, error) {
+	var out *sdkwire.GetComputeCertificateResult
+	err := s.view(ctx, func(tx store.Tx) error {
+		c, err := tx.GetCompute(ref.FleetID, ref.ComputeName)
+		if err == nil {
+			out = &sdkwire.GetComputeCertificateResult{CertificatePath: c.CertificatePath, ComputeName: c.Name}
+		}
+		return err
+	})
+	return out, err
+}

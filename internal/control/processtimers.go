@@ -1,0 +1,119 @@
+package control
+
+import (
+	"context"
+	"time"
+
+	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/sdkwire"
+	"github.com/anylift/anylift/internal/store"
+)
+
+// processBatch bounds the processes one sweep handles.
+const processBatch = 200
+
+// sweepProcesses is the server-process timer. A process whose connection
+// dropped ProcessLostGrace ago without a reconnect is lost: it ends with
+// SERVER_PROCESS_CRASHED and its game session with it. An ACTIVE process
+// silent for three health-check intervals is terminated as unhealthy. A
+// connection whose auth token expires within the refresh margin is sent
+// RefreshConnection with a new token.
+func (s *Service) sweepProcesses(ctx context.Context) error {
+	now := s.clock()
+	var stale []*game.Process
+	err := s.view(ctx, func(tx store.Tx) error {
+		var err error
+		stale, err = tx.StaleProcesses(now.Add(-s.cfg.ProcessLostGrace), now.Add(-unhealthyLimit*s.cfg.HealthCheckInterval),
+			now.Add(s.cfg.RefreshMargin), processBatch)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	for _, p := range stale {
+		if err := s.sweepProcess(ctx, refOf(p), now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sweepProcess applies the timers to one process, re-reading it in the
+// transaction so a reconnect or heartbeat that came meanwhile wins.
+func (s *Service) sweepProcess(ctx context.Context, ref ProcessRef, now time.Time) error {
+	var ended, refresh *game.Process
+	err := s.updateProcess(ctx, ref, func(tx store.Tx, p *game.Process) error {
+		switch {
+		case !p.Connected && !p.DisconnectedAt.IsZero() && !p.DisconnectedAt.After(now.Add(-s.cfg.ProcessLostGrace)):
+			return s.endProcess(tx, p, game.SessionTerminated, game.ReasonInterrupted, "SERVER_PROCESS_CRASHED",
+				"Server process "+p.PID+" on compute "+p.ComputeName+" lost its connection and did not come back.")
+		case p.Status == game.ProcessActive && !p.LastHeartbeat.After(now.Add(-unhealthyLimit*s.cfg.HealthCheckInterval)):
+			ended = p
+			return s.terminateUnhealthy(tx, p, "no health report for 3 consecutive health checks")
+		case p.Connected && !p.TokenExpires.IsZero() && !p.TokenExpires.After(now.Add(s.cfg.RefreshMargin)):
+			refresh = p
+		}
+		return nil
+	})
+	if game.IsKind(err, game.InvalidRequest) || game.IsKind(err, game.NotFound) {
+		return nil // ended meanwhile
+	}
+	if err != nil {
+		return err
+	}
+	if ended != nil {
+		s.sendTerminate(ended)
+	}
+	if refresh != nil {
+		return s.refreshConnection(ctx, refresh)
+	}
+	return nil
+}
+
+// refreshConnection mints a new auth token for the process's compute and
+// sends RefreshConnection; the process reconnects with it.
+func (s *Service) refreshConnection(ctx context.Context, p *game.Process) error {
+	out, err := s.mintAuthToken(ctx, p.FleetID, p.ComputeName)
+	if err != nil {
+		return err
+	}
+	s.push(refOf(p), &sdkwire.RefreshConnection{RefreshConnectionEndpoint: s.cfg.SDKEndpoint, AuthToken: out.Secret})
+	// Until the process reconnects, do not refresh it again at every tick.
+	return s.updateProcess(ctx, refOf(p), func(tx store.Tx, q *game.Process) error {
+		q.TokenExpires = out.Expires
+		return nil
+	})
+}
+
+// sweepActivations ends game sessions still ACTIVATING after their fleet's
+// GameSessionActivationTimeoutSeconds (300 s by default): ERROR, with the
+// event GAME_SESSION_ACTIVATION_TIMEOUT (DESIGN.md decision 2).
+func (s *Service) sweepActivations(ctx context.Context) error {
+	now := s.clock()
+	return s.update(ctx, func(tx store.Tx) error {
+		list, err := tx.ActivatingSince(now.Add(-time.Duration(game.MinActivationTimeoutSeconds)*time.Second), processBatch)
+		if err != nil {
+			return err
+		}
+		for _, gs := range list {
+			f, err := tx.GetFleet(gs.FleetID)
+			if err != nil {
+				if game.IsKind(err, game.NotFound) {
+					continue
+				}
+				return err
+			}
+			if now.Before(gs.CreationTime.Add(f.Runtime.ActivationTimeout())) {
+				continue
+			}
+			if err := s.endSession(tx, gs, game.SessionError, ""); err != nil {
+				return err
+			}
+			if err := s.recordEvent(tx, gs.FleetID, gs.ID, "GAME_SESSION_ACTIVATION_TIMEOUT",
+				"Game session "+gs.ID+" did not activate within "+f.Runtime.ActivationTimeout().String()+"."); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

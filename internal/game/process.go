@@ -1,0 +1,47 @@
+package game
+
+import "time"
+
+// Server process statuses. A process is CONNECTED once its SDK has opened
+// a connection, ACTIVE after ProcessReady (ActivateServerProcess), and
+// TERMINATED when it ends (ProcessEnding, lost, or shut down unhealthy).
+const (
+	ProcessConnected  = "CONNECTED"
+	ProcessActive     = "ACTIVE"
+	ProcessTerminated = "TERMINATED"
+)
+
+// Process is a game server process on a compute, known by its pID.
+type Process struct {
+	FleetID     string
+	ComputeName string
+	PID         string
+	Location    string
+	Status      string
+	Port        int
+	LogPaths    []string
+	SDKVersion  string
+	SDKLanguage string
+	// GameSessionID is the session the process hosts or last hosted: a
+	// process hosts one game session in its life.
+	GameSessionID string
+	// Healthy is the last reported health; UnhealthyReports counts
+	// consecutive unhealthy reports.
+	Healthy          bool
+	UnhealthyReports int
+	LastHeartbeat    time.Time
+	// Connected is false between a dropped connection and either a
+	// reconnect or the process being declared lost.
+	Connected      bool
+	DisconnectedAt time.Time
+	// TokenExpires is when the auth token of its connection expires: the
+	// connection is refreshed before then.
+	TokenExpires    time.Time
+	CreationTime    time.Time
+	TerminationTime time.Time
+}
+
+// Free reports whether p can take a new game session.
+func (p *Process) Free() bool {
+	return p.Status == ProcessActive && p.Connected && p.Healthy && p.GameSessionID == ""
+}

@@ -1,0 +1,114 @@
+package server
+
+import (
+	"context"
+
+	"github.com/anylift/anylift/internal/control"
+	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/sdkserver"
+	"github.com/anylift/anylift/internal/sdkwire"
+)
+
+// processes connects the process endpoint (sdkserver) and the application
+// (control): it authenticates handshakes, carries process requests to
+// control, and carries control's pushes to connected processes.
+type processes struct {
+	svc *control.Service
+	hub *sdkserver.Server
+}
+
+var (
+	_ sdkserver.Authenticator = (*processes)(nil)
+	_ sdkserver.Backend       = (*processes)(nil)
+	_ control.Pusher          = (*processes)(nil)
+)
+
+func ref(p sdkserver.Process) control.ProcessRef {
+	return control.ProcessRef{FleetID: game.ResourceID(p.FleetID, "fleet"), ComputeName: game.ResourceID(p.ComputeID, "compute"), PID: p.PID}
+}
+
+func toProcess(r control.ProcessRef) sdkserver.Process {
+	return sdkserver.Process{FleetID: r.FleetID, ComputeID: r.ComputeName, PID: r.PID}
+}
+
+// Authenticate admits a process whose compute auth token is valid for its
+// fleet and compute, and records the connection.
+func (b *processes) Authenticate(ctx context.Context, h *sdkserver.Handshake) error {
+	if h.PID == "" {
+		return game.Errorf(game.Unauthorized, "pID is required")
+	}
+	expires, err := b.svc.AuthTokenExpiry(ctx, h.AuthToken, h.FleetID, h.ComputeID)
+	if err != nil {
+		return err
+	}
+	return b.svc.ProcessConnected(ctx, ref(h.Process), h.SDKVersion, h.SDKLanguage, expires)
+}
+
+func (b *processes) ProcessConnected(ctx context.Context, h *sdkserver.Handshake) {}
+
+func (b *processes) ProcessDisconnected(ctx context.Context, p sdkserver.Process) {
+	b.svc.ProcessDisconnected(ctx, ref(p))
+}
+
+func (b *processes) ActivateServerProcess(ctx context.Context, p sdkserver.Process, r *sdkwire.ActivateServerProcess) error {
+	return b.svc.ProcessReady(ctx, ref(p), r)
+}
+
+func (b *processes) HeartbeatServerProcess(ctx context.Context, p sdkserver.Process, r *sdkwire.HeartbeatServerProcess) error {
+	return b.svc.ProcessHeartbeat(ctx, ref(p), r.HealthStatus)
+}
+
+func (b *processes) ActivateGameSession(ctx context.Context, p sdkserver.Process, r *sdkwire.ActivateGameSession) error {
+	return b.svc.ProcessActivateGameSession(ctx, ref(p), r.GameSessionId)
+}
+
+func (b *processes) UpdatePlayerSessionCreationPolicy(ctx context.Context, p sdkserver.Process, r *sdkwire.UpdatePlayerSessionCreationPolicy) error {
+	return b.svc.ProcessUpdateCreationPolicy(ctx, ref(p), r.GameSessionId, r.PlayerSessionPolicy)
+}
+
+func (b *processes) AcceptPlayerSession(ctx context.Context, p sdkserver.Process, r *sdkwire.AcceptPlayerSession) error {
+	return b.svc.ProcessAcceptPlayer(ctx, ref(p), r.GameSessionId, r.PlayerSessionId)
+}
+
+func (b *processes) RemovePlayerSession(ctx context.Context, p sdkserver.Process, r *sdkwire.RemovePlayerSession) error {
+	return b.svc.ProcessRemovePlayer(ctx, ref(p), r.GameSessionId, r.PlayerSessionId)
+}
+
+func (b *processes) DescribePlayerSessions(ctx context.Context, p sdkserver.Process, r *sdkwire.DescribePlayerSessions) (*sdkwire.DescribePlayerSessionsResult, error) {
+	return b.svc.ProcessDescribePlayerSessions(ctx, ref(p), r)
+}
+
+// StartMatchBackfill and StopMatchBackfill need FlexMatch, which Anylift
+// does not serve yet.
+func (b *processes) StartMatchBackfill(ctx context.Context, p sdkserver.Process, r *sdkwire.StartMatchBackfill) (*sdkwire.StartMatchBackfillResult, error) {
+	return nil, game.Errorf(game.InvalidRequest, "matchmaking backfill is not available: no matchmaking configuration %s", r.MatchmakingConfigurationArn)
+}
+
+func (b *processes) StopMatchBackfill(ctx context.Context, p sdkserver.Process, r *sdkwire.StopMatchBackfill) error {
+	return game.Errorf(game.InvalidRequest, "matchmaking backfill is not available: no ticket %s", r.TicketId)
+}
+
+func (b *processes) GetComputeCertificate(ctx context.Context, p sdkserver.Process) (*sdkwire.GetComputeCertificateResult, error) {
+	return b.svc.ComputeCertificate(ctx, ref(p))
+}
+
+// GetFleetRoleCredentials answers with empty credentials: an Anywhere
+// fleet has no instance role, and an empty AccessKeyId tells the SDKs so.
+func (b *processes) GetFleetRoleCredentials(ctx context.Context, p sdkserver.Process, r *sdkwire.GetFleetRoleCredentials) (*sdkwire.GetFleetRoleCredentialsResult, error) {
+	return &sdkwire.GetFleetRoleCredentialsResult{}, nil
+}
+
+func (b *processes) TerminateServerProcess(ctx context.Context, p sdkserver.Process) error {
+	return b.svc.ProcessEnding(ctx, ref(p))
+}
+
+// Push implements control.Pusher.
+func (b *processes) Push(r control.ProcessRef, msg sdkwire.Push) bool {
+	return b.hub.Push(toProcess(r), msg)
+}
+
+// Disconnect implements control.Pusher: the process is gone for good.
+func (b *processes) Disconnect(r control.ProcessRef, reason string) {
+	b.hub.Disconnect(toProcess(r), reason)
+	b.hub.Forget(toProcess(r))
+}

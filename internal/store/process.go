@@ -1,0 +1,29 @@
+package store
+
+import (
+	"time"
+
+	"github.com/anylift/anylift/internal/game"
+)
+
+// ProcessTx reads and writes server processes.
+type ProcessTx interface {
+	// PutProcess inserts or overwrites the process p.
+	PutProcess(p *game.Process) error
+	// GetProcess returns one process; NotFound when absent.
+	GetProcess(fleetID, computeName, pid string) (*game.Process, error)
+	// ClaimFreeProcess picks a free process (ACTIVE, connected, healthy,
+	// hosting nothing) of the fleet in location, oldest first, skipping
+	// computes that already have maxActivating sessions ACTIVATING (0: no
+	// cap), and marks it as hosting gameSessionID. NotFound when none is free.
+	ClaimFreeProcess(fleetID, location, gameSessionID string, maxActivating int) (*game.Process, error)
+	// ListProcesses lists processes, filtered by fleet (empty: all) and
+	// status (empty: all but TERMINATED).
+	ListProcesses(fleetID, status string, p Page) (list []*game.Process, next string, err error)
+	// StaleProcesses returns live processes that disconnected at or before
+	// lostBefore, or whose last heartbeat is at or before silentBefore,
+	// or whose connection token expires at or before refreshBefore.
+	StaleProcesses(lostBefore, silentBefore, refreshBefore time.Time, max int) ([]*game.Process, error)
+	// CountActiveProcesses counts a fleet's ACTIVE processes per location.
+	CountActiveProcesses(fleetID string) (map[string]int, error)
+}

@@ -1,0 +1,194 @@
+package sqldb
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/store"
+)
+
+// Processes keep the whole record as JSON in doc and, as columns, what is
+// queried: status, health, connection, the hosted session, timers.
+
+func flag(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func (t *Tx) PutProcess(p *game.Process) error {
+	doc, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	_, err = t.exec(`INSERT INTO processes (fleet_id, compute, pid, location, status, healthy, connected, game_session_id,
+			last_heartbeat, disconnected_at, token_expires, created, doc)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (fleet_id, compute, pid) DO UPDATE SET location = excluded.location, status = excluded.status,
+			healthy = excluded.healthy, connected = excluded.connected, game_session_id = excluded.game_session_id,
+			last_heartbeat = excluded.last_heartbeat, disconnected_at = excluded.disconnected_at,
+			token_expires = excluded.token_expires, doc = excluded.doc`,
+		p.FleetID, p.ComputeName, p.PID, p.Location, p.Status, flag(p.Healthy), flag(p.Connected), p.GameSessionID,
+		store.Millis(p.LastHeartbeat), store.Millis(p.DisconnectedAt), store.Millis(p.TokenExpires),
+		store.Millis(p.CreationTime), string(doc))
+	return err
+}
+
+// scanProcess reads a doc and overlays the claimable column.
+func scanProcess(sc interface{ Scan(...any) error }) (*game.Process, error) {
+	var doc, gs string
+	if err := sc.Scan(&doc, &gs); err != nil {
+		return nil, err
+	}
+	var p game.Process
+	if err := json.Unmarshal([]byte(doc), &p); err != nil {
+		return nil, err
+	}
+	p.GameSessionID = gs
+	return &p, nil
+}
+
+func (t *Tx) GetProcess(fleetID, computeName, pid string) (*game.Process, error) {
+	p, err := scanProcess(t.queryRow(`SELECT doc, game_session_id FROM processes WHERE fleet_id = ? AND compute = ? AND pid = ?`+t.lock(),
+		fleetID, computeName, pid))
+	if errNoRows(err) {
+		return nil, game.Errorf(game.NotFound, "server process %s on compute %s not found", pid, computeName)
+	}
+	return p, err
+}
+
+func (t *Tx) ClaimFreeProcess(fleetID, location, gameSessionID string, maxActivating int) (*game.Process, error) {
+	q := `SELECT doc, game_session_id FROM processes p
+		WHERE fleet_id = ? AND location = ? AND status = 'ACTIVE' AND game_session_id = '' AND connected = 1 AND healthy = 1`
+	args := []any{fleetID, location}
+	if maxActivating > 0 {
+		q += ` AND (SELECT COUNT(*) FROM game_sessions g WHERE g.fleet_id = p.fleet_id AND g.compute = p.compute AND g.status = 'ACTIVATING') < ?`
+		args = append(args, maxActivating)
+	}
+	q += ` ORDER BY created, pid LIMIT 8`
+	rows, err := t.query(q, args...)
+	if err != nil {
+		return nil, err
+	}
+	var candidates []*game.Process
+	for rows.Next() {
+		p, err := scanProcess(rows)
+		if err != nil {
+			rows.Close()
+			return nil, err
+		}
+		candidates = append(candidates, p)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	// The claim is a conditional update, so two nodes (or two transactions
+	// on PostgreSQL) never give one process two sessions.
+	for _, p := range candidates {
+		res, err := t.exec(`UPDATE processes SET game_session_id = ? WHERE fleet_id = ? AND compute = ? AND pid = ? AND game_session_id = ''`,
+			gameSessionID, p.FleetID, p.ComputeName, p.PID)
+		if err != nil {
+			return nil, err
+		}
+		if n, _ := res.RowsAffected(); n == 1 {
+			p.GameSessionID = gameSessionID
+			return p, t.PutProcess(p)
+		}
+	}
+	return nil, game.Errorf(game.NotFound, "no free server process in fleet %s location %s", fleetID, location)
+}
+
+type processCursor struct {
+	C int64  `json:"c"`
+	F string `json:"f"`
+	K string `json:"k"`
+	P string `json:"p"`
+}
+
+func (t *Tx) ListProcesses(fleetID, status string, p store.Page) ([]*game.Process, string, error) {
+	var cur processCursor
+	if err := decodeCursor(p.Token, &cur); err != nil {
+		return nil, "", err
+	}
+	n := limit(p.Limit, 100, 1000)
+	q := `SELECT doc, game_session_id FROM processes WHERE (? = '' OR fleet_id = ?)`
+	args := []any{fleetID, fleetID}
+	if status == "" {
+		q += ` AND status <> 'TERMINATED'`
+	} else {
+		q += ` AND status = ?`
+		args = append(args, status)
+	}
+	q += ` AND (created > ? OR (created = ? AND (fleet_id > ? OR (fleet_id = ? AND (compute > ? OR (compute = ? AND pid > ?))))))
+		ORDER BY created, fleet_id, compute, pid LIMIT ?`
+	args = append(args, cur.C, cur.C, cur.F, cur.F, cur.K, cur.K, cur.P, n+1)
+	if p.Token == "" {
+		args[len(args)-8] = int64(-1)
+	}
+	rows, err := t.query(q, args...)
+	if err != nil {
+		return nil, "", err
+	}
+	defer rows.Close()
+	var out []*game.Process
+	for rows.Next() {
+		pr, err := scanProcess(rows)
+		if err != nil {
+			return nil, "", err
+		}
+		out = append(out, pr)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "", err
+	}
+	next := ""
+	if len(out) > n {
+		out = out[:n]
+		l := out[n-1]
+		next = encodeCursor(processCursor{store.Millis(l.CreationTime), l.FleetID, l.ComputeName, l.PID})
+	}
+	return out, next, nil
+}
+
+func (t *Tx) StaleProcesses(lostBefore, silentBefore, refreshBefore time.Time, max int) ([]*game.Process, error) {
+	rows, err := t.query(`SELECT doc, game_session_id FROM processes WHERE status <> 'TERMINATED' AND (
+			(connected = 0 AND disconnected_at <= ?) OR
+			(status = 'ACTIVE' AND last_heartbeat <= ?) OR
+			(connected = 1 AND token_expires > 0 AND token_expires <= ?))
+		ORDER BY created LIMIT ?`,
+		store.Millis(lostBefore), store.Millis(silentBefore), store.Millis(refreshBefore), max)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*game.Process
+	for rows.Next() {
+		p, err := scanProcess(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+func (t *Tx) CountActiveProcesses(fleetID string) (map[string]int, error) {
+	rows, err := t.query(`SELECT location, COUNT(*) FROM processes WHERE fleet_id = ? AND status = 'ACTIVE' GROUP BY location`, fleetID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var loc string
+		var n int
+		if err := rows.Scan(&loc, &n); err != nil {
+			return nil, err
+		}
+		out[loc] = n
+	}
+	return out, rows.Err()
+}
