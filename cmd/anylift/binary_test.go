@@ -39,7 +39,7 @@ func TestBinaryStopsCleanlyOnSignals(t *testing.T) {
 		t.Run(sig.String(), func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
-			cmd := exec.CommandContext(ctx, bin, "serve", "--listen", "127.0.0.1:0", "--data-dir", t.TempDir(),
+			cmd := exec.CommandContext(ctx, bin, "serve", "--listen", "127.0.0.1:0", "--tls-listen", "127.0.0.1:0", "--data-dir", t.TempDir(),
 				"--access-key", "AKIDBIN", "--secret-key", "secret")
 			cmd.Env = append(os.Environ(), "ANYLIFT_CONFIG=")
 			stdout, err := cmd.StdoutPipe()

@@ -129,7 +129,7 @@ func TestCredentials(t *testing.T) {
 
 func TestServeRefusesWithoutCredentials(t *testing.T) {
 	var stdout, stderr strings.Builder
-	err := run(context.Background(), []string{"serve", "--listen", "127.0.0.1:0", "--data-dir", t.TempDir()},
+	err := run(context.Background(), []string{"serve", "--listen", "127.0.0.1:0", "--tls-listen", "127.0.0.1:0", "--data-dir", t.TempDir()},
 		func(string) string { return "" }, &stdout, &stderr)
 	if err == nil || !strings.Contains(err.Error(), "no credentials") {
 		t.Fatalf("got %v, want a refusal naming the missing credentials", err)
@@ -164,7 +164,7 @@ func TestServeInsecureAnyCredentialsWarns(t *testing.T) {
 	stderr := &lockedWriter{}
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--data-dir", t.TempDir(), "--insecure-any-credentials"},
+		done <- run(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--tls-listen", "127.0.0.1:0", "--data-dir", t.TempDir(), "--insecure-any-credentials"},
 			func(string) string { return "" }, pw, stderr)
 		pw.Close()
 	}()

@@ -38,7 +38,7 @@ func binary(t *testing.T) string {
 // API URL it printed.
 func start(t *testing.T, bin, dataDir string) (*exec.Cmd, string) {
 	t.Helper()
-	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--data-dir", dataDir,
+	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--tls-listen", "127.0.0.1:0", "--data-dir", dataDir,
 		"--access-key", apitest.AccessKey, "--secret-key", apitest.SecretKey, "--log-level", "error")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

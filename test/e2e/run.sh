@@ -44,7 +44,7 @@ go build -o "$tmp/seed" ./test/e2e/seed
 endpoint=""
 start_server() {
   : >"$tmp/stdout"
-  "$tmp/anylift" serve --listen 127.0.0.1:0 --data-dir "$tmp/data" \
+  "$tmp/anylift" serve --listen 127.0.0.1:0 --tls-listen 127.0.0.1:0 --data-dir "$tmp/data" \
     --access-key "$AWS_ACCESS_KEY_ID" --secret-key "$AWS_SECRET_ACCESS_KEY" \
     >"$tmp/stdout" 2>>"$tmp/server.log" &
   pid=$!
