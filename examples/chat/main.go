@@ -24,6 +24,7 @@ import (
 	"strconv"
 	"sync"
 	"syscall"
+	"time"
 
 	sdk "github.com/anylift/anylift/sdk/server"
 )
@@ -88,6 +89,9 @@ func run(params sdk.ServerParameters, host string, port int, log *slog.Logger) e
 	return nil
 }
 
+// joinTimeout is how long a new connection has to name its player session.
+const joinTimeout = 10 * time.Second
+
 // room is the chat room: the players present, by player session id.
 type room struct {
 	proc *sdk.Process
@@ -112,9 +116,11 @@ func (r *room) accept(ln net.Listener) {
 func (r *room) serve(c net.Conn) {
 	defer c.Close()
 	in := bufio.NewScanner(c)
+	c.SetReadDeadline(time.Now().Add(joinTimeout))
 	if !in.Scan() {
 		return
 	}
+	c.SetReadDeadline(time.Time{})
 	id := in.Text()
 	if err := r.proc.AcceptPlayerSession(id); err != nil {
 		r.log.Info("player refused", "player_session", id, "err", err)

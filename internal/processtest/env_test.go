@@ -152,13 +152,20 @@ type gameServer struct {
 }
 
 // launch starts the example game server as pid with the four values
-// GameLift's SDK takes, and kills it at cleanup if it is still running.
-func (e *env) launch(t *testing.T, pid string) *gameServer {
+// GameLift's SDK takes, as flags or (viaEnv) as GAMELIFT_SDK_* variables,
+// and kills it at cleanup if it is still running.
+func (e *env) launch(t *testing.T, pid string, viaEnv bool) *gameServer {
 	t.Helper()
 	g := &gameServer{pid: pid, out: &syncBuffer{}, exited: make(chan struct{})}
-	g.cmd = exec.Command(chatBinary, "-websocketurl", e.Server.SDKEndpoint(), "-authtoken", e.token,
-		"-hostid", computeName, "-fleetid", e.fleet, "-processid", pid, "-host", "127.0.0.1", "-port", "0")
-	g.cmd.Env = []string{} // no GAMELIFT_SDK_* from the test's environment
+	if viaEnv {
+		g.cmd = exec.Command(chatBinary, "-host", "127.0.0.1", "-port", "0")
+		g.cmd.Env = []string{"GAMELIFT_SDK_WEBSOCKET_URL=" + e.Server.SDKEndpoint(), "GAMELIFT_SDK_AUTH_TOKEN=" + e.token,
+			"GAMELIFT_SDK_HOST_ID=" + computeName, "GAMELIFT_SDK_FLEET_ID=" + e.fleet, "GAMELIFT_SDK_PROCESS_ID=" + pid}
+	} else {
+		g.cmd = exec.Command(chatBinary, "-websocketurl", e.Server.SDKEndpoint(), "-authtoken", e.token,
+			"-hostid", computeName, "-fleetid", e.fleet, "-processid", pid, "-host", "127.0.0.1", "-port", "0")
+		g.cmd.Env = []string{} // no GAMELIFT_SDK_* from the test's environment
+	}
 	g.cmd.Stdout, g.cmd.Stderr = g.out, g.out
 	if err := g.cmd.Start(); err != nil {
 		t.Fatal(err)

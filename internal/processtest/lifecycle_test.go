@@ -64,15 +64,17 @@ func TestChatGameEndToEnd(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			e := start(t, opts)
-			servers := map[string]*gameServer{}
+			servers := map[string]*gameServer{} // chat-3 takes its values from GAMELIFT_SDK_*
 			for i := 1; i <= 3; i++ {
 				pid := fmt.Sprintf("chat-%d", i)
-				servers[pid] = e.launch(t, pid)
+				servers[pid] = e.launch(t, pid, i == 3)
 			}
 			e.waitProcesses(t, 3)
-			p := e.process(t, e.fleet, "chat-1")
-			if p.SDKLanguage != "Go" || p.Port == 0 {
-				t.Errorf("process recorded with SDK language %q and port %d", p.SDKLanguage, p.Port)
+			for pid := range servers {
+				p := e.process(t, e.fleet, pid)
+				if p.SDKLanguage != "Go" || p.Port == 0 {
+					t.Errorf("process %s recorded with SDK language %q and port %d", pid, p.SDKLanguage, p.Port)
+				}
 			}
 
 			gs1 := playUntilEmpty(t, e, servers)
