@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/gamelift/types"
 
 	"github.com/anylift/anylift/internal/apitest"
+	"github.com/anylift/anylift/internal/game"
 )
 
 // player is a game client of the chat server.
@@ -81,6 +83,7 @@ func TestChatGameEndToEnd(t *testing.T) {
 			gs2, gs3 := fillFleet(t, e)
 			crashMidGame(t, e, servers, gs2)
 			terminateFromAPI(t, e, servers, gs3)
+			stopWithSignal(t, e)
 			if st := e.gameSession(t, gs1).Status; st != types.GameSessionStatusTerminated {
 				t.Errorf("first game session is %s at the end", st)
 			}
@@ -213,9 +216,43 @@ func terminateFromAPI(t *testing.T, e *env, servers map[string]*gameServer, id s
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.waitSession(t, id, types.GameSessionStatusTerminated)
+	got := e.waitSession(t, id, types.GameSessionStatusTerminated)
+	if got.StatusReason != types.GameSessionStatusReasonTriggeredOnProcessTerminate {
+		t.Errorf("terminated game session has reason %q, want TRIGGERED_ON_PROCESS_TERMINATE", got.StatusReason)
+	}
 	if code := host.waitExit(t); code != 0 {
 		t.Errorf("the game server exited with %d after TerminateProcess", code)
 	}
 	e.waitProcesses(t, 0)
+}
+
+// stopWithSignal: a game server stopped with SIGTERM calls ProcessEnding;
+// its game session is TERMINATED (no INTERRUPTED reason, no crash event)
+// and it exits 0.
+func stopWithSignal(t *testing.T, e *env) {
+	g := e.launch(t, "chat-4", false)
+	e.waitProcesses(t, 1)
+	id, err := e.createSession(t, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.waitSession(t, id, types.GameSessionStatusActive)
+	if err := g.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := g.waitExit(t); code != 0 {
+		t.Errorf("the game server exited with %d after SIGTERM", code)
+	}
+	got := e.waitSession(t, id, types.GameSessionStatusTerminated)
+	if got.StatusReason != "" {
+		t.Errorf("game session ended by ProcessEnding has reason %q", got.StatusReason)
+	}
+	if p := e.process(t, e.fleet, "chat-4"); p.Status != game.ProcessTerminated {
+		t.Errorf("process after ProcessEnding is %s", p.Status)
+	}
+	for _, ev := range e.events(t) {
+		if aws.ToString(ev.ResourceId) == "chat-4" {
+			t.Errorf("a clean ProcessEnding wrote the event %s", ev.EventCode)
+		}
+	}
 }
