@@ -67,14 +67,21 @@ func (s *Service) ProcessConnected(ctx context.Context, ref ProcessRef, sdkVersi
 	})
 }
 
-// ProcessReady is ActivateServerProcess: the process may now host a game
-// session on port. A second ProcessReady updates port and log paths.
+// ProcessReady is ActivateServerProcess: the process will host a game
+// session on port. It becomes eligible with its first health report: the
+// SDKs mark themselves ready only after this call has answered, and send
+// that first heartbeat at once, so a CreateGameSession pushed before it
+// could be dropped (spec/server-sdk-protocol.md §4.1). A second
+// ProcessReady updates port and log paths.
 func (s *Service) ProcessReady(ctx context.Context, ref ProcessRef, r *sdkwire.ActivateServerProcess) error {
 	now := s.clock()
 	return s.updateProcess(ctx, ref, func(tx store.Tx, p *game.Process) error {
+		if p.Status != game.ProcessActive {
+			p.Healthy = false
+		}
 		p.Status, p.Port, p.LogPaths = game.ProcessActive, r.Port, r.LogPaths
 		p.SDKVersion, p.SDKLanguage = r.SdkVersion, r.SdkLanguage
-		p.Healthy, p.UnhealthyReports, p.LastHeartbeat = true, 0, now
+		p.UnhealthyReports, p.LastHeartbeat = 0, now
 		return nil
 	})
 }
