@@ -67,14 +67,20 @@ func (s *Service) ProcessConnected(ctx context.Context, ref ProcessRef, sdkVersi
 	})
 }
 
-// ProcessReady is ActivateServerProcess: the process may now host a game
-// session on port. A second ProcessReady updates port and log paths.
+// ProcessReady is ActivateServerProcess: the process is ACTIVE on port.
+// It takes game sessions only after its first healthy heartbeat: the SDKs
+// mark themselves ready only after this answer reaches them, drop a
+// CreateGameSession that comes earlier, and start their health reports
+// once ready (spec/server-sdk-protocol.md §4.1). A second ProcessReady
+// updates port and log paths and keeps the health record.
 func (s *Service) ProcessReady(ctx context.Context, ref ProcessRef, r *sdkwire.ActivateServerProcess) error {
 	now := s.clock()
 	return s.updateProcess(ctx, ref, func(tx store.Tx, p *game.Process) error {
+		if p.Status != game.ProcessActive {
+			p.Healthy, p.UnhealthyReports, p.LastHeartbeat = false, 0, now
+		}
 		p.Status, p.Port, p.LogPaths = game.ProcessActive, r.Port, r.LogPaths
 		p.SDKVersion, p.SDKLanguage = r.SdkVersion, r.SdkLanguage
-		p.Healthy, p.UnhealthyReports, p.LastHeartbeat = true, 0, now
 		return nil
 	})
 }
