@@ -250,10 +250,19 @@ func sdkPlayerSession(p *game.PlayerSession) sdkwire.PlayerSession {
 }
 
 // ProcessEnding is TerminateServerProcess: the process is ending on its
-// own; its game session ends with it (spec/semantics.md §4.1).
+// own; its game session ends with it (spec/semantics.md §4.1). A process
+// the service has already ended (unhealthy, then sent TerminateProcess)
+// answers that push with ProcessEnding: that succeeds and changes nothing.
 func (s *Service) ProcessEnding(ctx context.Context, ref ProcessRef) error {
-	return s.updateProcess(ctx, ref, func(tx store.Tx, p *game.Process) error {
-		return s.endProcess(tx, p, game.SessionTerminated, "", "", "")
+	return s.update(ctx, func(tx store.Tx) error {
+		p, err := tx.GetProcess(ref.FleetID, ref.ComputeName, ref.PID)
+		if err != nil || p.Status == game.ProcessTerminated {
+			return err
+		}
+		if err := s.endProcess(tx, p, game.SessionTerminated, "", "", ""); err != nil {
+			return err
+		}
+		return tx.PutProcess(p)
 	})
 }
 
@@ -270,10 +279,11 @@ func (s *Service) endProcess(tx store.Tx, p *game.Process, status, reason, code,
 		}
 		if err == nil {
 			st, rs := status, reason
-			if gs.Status == game.SessionActivating {
-				st = game.SessionError
-			} else if gs.Status == game.SessionTerminating {
-				st, rs = game.SessionTerminated, ""
+			switch gs.Status {
+			case game.SessionActivating:
+				st, rs = game.SessionError, "" // DESIGN.md decision 2
+			case game.SessionTerminating:
+				st, rs = game.SessionTerminated, "" // keeps TerminateGameSession's reason
 			}
 			if err := s.endSession(tx, gs, st, rs); err != nil {
 				return err
@@ -293,12 +303,19 @@ func (s *Service) terminateUnhealthy(tx store.Tx, p *game.Process, why string) e
 		"Server process "+p.PID+" on compute "+p.ComputeName+" was terminated: "+why+".")
 }
 
-// sendTerminate asks an ended process to shut down and closes its socket.
+// sendTerminate asks an ended process to shut down (onProcessTerminate).
+// Its connection stays open so that the push, and the answer to the
+// request that ended it, reach it, and so that its ProcessEnding can be
+// answered; the SDK closes it after ProcessEnding (Destroy).
 func (s *Service) sendTerminate(p *game.Process) {
-	ref := refOf(p)
-	s.push(ref, &sdkwire.TerminateProcess{TerminationTime: s.clock().UnixMilli()})
+	s.push(refOf(p), &sdkwire.TerminateProcess{TerminationTime: s.clock().UnixMilli()})
+}
+
+// forget tells the endpoint a process is gone for good: it closes what
+// connection is left and drops what it kept for the process.
+func (s *Service) forget(ref ProcessRef) {
 	if s.pusher != nil {
-		s.pusher.Disconnect(ref, "terminated")
+		s.pusher.Disconnect(ref, "server process ended")
 	}
 }
 
@@ -311,8 +328,12 @@ func (s *Service) ProcessDisconnected(ctx context.Context, ref ProcessRef) error
 		p.Connected, p.DisconnectedAt = false, now
 		return nil
 	})
-	if game.IsKind(err, game.InvalidRequest) || game.IsKind(err, game.NotFound) {
-		return nil // already ended or never recorded
+	if game.IsKind(err, game.InvalidRequest) {
+		s.forget(ref) // ended already: nothing will come back
+		return nil
+	}
+	if game.IsKind(err, game.NotFound) {
+		return nil // never recorded
 	}
 	return err
 }

@@ -94,7 +94,7 @@ func (p *rawProc) read() {
 // call sends a request and returns its answer.
 func (p *rawProc) call(action string, fields map[string]any) map[string]any {
 	p.t.Helper()
-	id := fmt.Sprintf("req-%s-%d", p.pid, p.seq.Add(1))
+	id := fmt.Sprintf("req-%s-%p-%d", p.pid, p, p.seq.Add(1))
 	return p.callID(id, action, fields)
 }
 
