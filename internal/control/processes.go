@@ -67,21 +67,20 @@ func (s *Service) ProcessConnected(ctx context.Context, ref ProcessRef, sdkVersi
 	})
 }
 
-// ProcessReady is ActivateServerProcess: the process will host a game
-// session on port. It becomes eligible with its first health report: the
-// SDKs mark themselves ready only after this call has answered, and send
-// that first heartbeat at once, so a CreateGameSession pushed before it
-// could be dropped (spec/server-sdk-protocol.md §4.1). A second
-// ProcessReady updates port and log paths.
+// ProcessReady is ActivateServerProcess: the process is ACTIVE on port.
+// It takes game sessions only after its first healthy heartbeat: the SDKs
+// mark themselves ready only after this answer reaches them, drop a
+// CreateGameSession that comes earlier, and start their health reports
+// once ready (spec/server-sdk-protocol.md §4.1). A second ProcessReady
+// updates port and log paths and keeps the health record.
 func (s *Service) ProcessReady(ctx context.Context, ref ProcessRef, r *sdkwire.ActivateServerProcess) error {
 	now := s.clock()
 	return s.updateProcess(ctx, ref, func(tx store.Tx, p *game.Process) error {
 		if p.Status != game.ProcessActive {
-			p.Healthy = false
+			p.Healthy, p.UnhealthyReports, p.LastHeartbeat = false, 0, now
 		}
 		p.Status, p.Port, p.LogPaths = game.ProcessActive, r.Port, r.LogPaths
 		p.SDKVersion, p.SDKLanguage = r.SdkVersion, r.SdkLanguage
-		p.UnhealthyReports, p.LastHeartbeat = 0, now
 		return nil
 	})
 }
@@ -251,10 +250,19 @@ func sdkPlayerSession(p *game.PlayerSession) sdkwire.PlayerSession {
 }
 
 // ProcessEnding is TerminateServerProcess: the process is ending on its
-// own; its game session ends with it (spec/semantics.md §4.1).
+// own; its game session ends with it (spec/semantics.md §4.1). A process
+// the service has already ended (unhealthy, then sent TerminateProcess)
+// answers that push with ProcessEnding: that succeeds and changes nothing.
 func (s *Service) ProcessEnding(ctx context.Context, ref ProcessRef) error {
-	return s.updateProcess(ctx, ref, func(tx store.Tx, p *game.Process) error {
-		return s.endProcess(tx, p, game.SessionTerminated, "", "", "")
+	return s.update(ctx, func(tx store.Tx) error {
+		p, err := tx.GetProcess(ref.FleetID, ref.ComputeName, ref.PID)
+		if err != nil || p.Status == game.ProcessTerminated {
+			return err
+		}
+		if err := s.endProcess(tx, p, game.SessionTerminated, "", "", ""); err != nil {
+			return err
+		}
+		return tx.PutProcess(p)
 	})
 }
 
@@ -271,10 +279,11 @@ func (s *Service) endProcess(tx store.Tx, p *game.Process, status, reason, code,
 		}
 		if err == nil {
 			st, rs := status, reason
-			if gs.Status == game.SessionActivating {
-				st = game.SessionError
-			} else if gs.Status == game.SessionTerminating {
-				st, rs = game.SessionTerminated, ""
+			switch gs.Status {
+			case game.SessionActivating:
+				st, rs = game.SessionError, "" // DESIGN.md decision 2
+			case game.SessionTerminating:
+				st, rs = game.SessionTerminated, "" // keeps TerminateGameSession's reason
 			}
 			if err := s.endSession(tx, gs, st, rs); err != nil {
 				return err
@@ -294,12 +303,19 @@ func (s *Service) terminateUnhealthy(tx store.Tx, p *game.Process, why string) e
 		"Server process "+p.PID+" on compute "+p.ComputeName+" was terminated: "+why+".")
 }
 
-// sendTerminate asks an ended process to shut down and closes its socket.
+// sendTerminate asks an ended process to shut down (onProcessTerminate).
+// Its connection stays open so that the push, and the answer to the
+// request that ended it, reach it, and so that its ProcessEnding can be
+// answered; the SDK closes it after ProcessEnding (Destroy).
 func (s *Service) sendTerminate(p *game.Process) {
-	ref := refOf(p)
-	s.push(ref, &sdkwire.TerminateProcess{TerminationTime: s.clock().UnixMilli()})
+	s.push(refOf(p), &sdkwire.TerminateProcess{TerminationTime: s.clock().UnixMilli()})
+}
+
+// forget tells the endpoint a process is gone for good: it closes what
+// connection is left and drops what it kept for the process.
+func (s *Service) forget(ref ProcessRef) {
 	if s.pusher != nil {
-		s.pusher.Disconnect(ref, "terminated")
+		s.pusher.Disconnect(ref, "server process ended")
 	}
 }
 
@@ -312,8 +328,12 @@ func (s *Service) ProcessDisconnected(ctx context.Context, ref ProcessRef) error
 		p.Connected, p.DisconnectedAt = false, now
 		return nil
 	})
-	if game.IsKind(err, game.InvalidRequest) || game.IsKind(err, game.NotFound) {
-		return nil // already ended or never recorded
+	if game.IsKind(err, game.InvalidRequest) {
+		s.forget(ref) // ended already: nothing will come back
+		return nil
+	}
+	if game.IsKind(err, game.NotFound) {
+		return nil // never recorded
 	}
 	return err
 }

@@ -41,10 +41,11 @@ func (s *Service) sweepProcesses(ctx context.Context) error {
 // sweepProcess applies the timers to one process, re-reading it in the
 // transaction so a reconnect or heartbeat that came meanwhile wins.
 func (s *Service) sweepProcess(ctx context.Context, ref ProcessRef, now time.Time) error {
-	var ended, refresh *game.Process
+	var ended, lost, refresh *game.Process
 	err := s.updateProcess(ctx, ref, func(tx store.Tx, p *game.Process) error {
 		switch {
 		case !p.Connected && !p.DisconnectedAt.IsZero() && !p.DisconnectedAt.After(now.Add(-s.cfg.ProcessLostGrace)):
+			lost = p
 			return s.endProcess(tx, p, game.SessionTerminated, game.ReasonInterrupted, "SERVER_PROCESS_CRASHED",
 				"Server process "+p.PID+" on compute "+p.ComputeName+" lost its connection and did not come back.")
 		case p.Status == game.ProcessActive && !p.LastHeartbeat.After(now.Add(-unhealthyLimit*s.cfg.HealthCheckInterval)):
@@ -63,6 +64,9 @@ func (s *Service) sweepProcess(ctx context.Context, ref ProcessRef, now time.Tim
 	}
 	if ended != nil {
 		s.sendTerminate(ended)
+	}
+	if lost != nil {
+		s.forget(ref)
 	}
 	if refresh != nil {
 		return s.refreshConnection(ctx, refresh)
