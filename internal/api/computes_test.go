@@ -282,7 +282,7 @@ func TestComputeAuthTokenWithGoSDK(t *testing.T) {
 				{"earlier token still valid", aws.ToString(second.AuthToken), computeFleet, "host-1", true},
 				{"other compute", tok, computeFleet, "host-2", false},
 				{"other fleet", tok, otherFleet, "host-1", false},
-				{"unknown token", "x" + tok[1:], computeFleet, "host-1", false},
+				{"unknown token", otherFirst(tok), computeFleet, "host-1", false},
 				{"empty token", "", computeFleet, "host-1", false},
 			} {
 				err := svc.CheckAuthToken(ctx, tc.token, tc.fleet, tc.compute)
@@ -478,4 +478,12 @@ func (b *lockedBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// otherFirst returns tok with its first character changed.
+func otherFirst(tok string) string {
+	if tok[0] == 'x' {
+		return "y" + tok[1:]
+	}
+	return "x" + tok[1:]
 }
