@@ -19,7 +19,7 @@ import (
 // startProcServer starts a server for the whole run like startServer, with
 // auth tokens that outlive the run (processes of the pool connect minutes
 // after the fleet's tokens were issued).
-func startProcServer(b *testing.B, storeURL string) *server.Server {
+func startProcServer(b *testing.B, storeURL, sqliteSync string) *server.Server {
 	dir, err := os.MkdirTemp("", "anylift-bench-")
 	if err != nil {
 		b.Fatal(err)
@@ -31,7 +31,8 @@ func startProcServer(b *testing.B, storeURL string) *server.Server {
 	srv, err := server.Start(context.Background(), server.Config{
 		Listen: "127.0.0.1:0", DataDir: dir, Store: storeURL, Region: apitest.Region, AccountID: accountID,
 		Credentials: map[string]string{apitest.AccessKey: apitest.SecretKey}, AuthTokenTTL: 24 * time.Hour,
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		SQLiteSynchronous: sqliteSync,
+		Log:               slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	if err != nil {
 		b.Fatal(err)
