@@ -37,12 +37,20 @@ func startProcServer(b *testing.B, storeURL, sqliteSync string) *server.Server {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cleanups = append(cleanups, func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		srv.Close(ctx)
-	})
+	cleanups = append(cleanups, func() { closeServer(srv) })
 	return srv
+}
+
+var closed sync.Map // *server.Server already closed by closeServer
+
+// closeServer closes srv once, however often it is called.
+func closeServer(srv *server.Server) {
+	if _, done := closed.LoadOrStore(srv, true); done {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	srv.Close(ctx)
 }
 
 // sdkOptions are the Go server SDK's defaults (60 s health checks), quiet,
