@@ -72,6 +72,11 @@ func (t *Tx) ClaimFreeProcess(fleetID, location, gameSessionID string, maxActiva
 		args = append(args, maxActivating)
 	}
 	q += ` ORDER BY created, pid LIMIT 8`
+	if t.lock() != "" {
+		// Concurrent claims on PostgreSQL would all wait on the row lock
+		// of the same oldest process; each takes rows no other holds.
+		q += ` FOR UPDATE OF p SKIP LOCKED`
+	}
 	rows, err := t.query(q, args...)
 	if err != nil {
 		return nil, err
