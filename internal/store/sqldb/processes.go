@@ -59,8 +59,12 @@ func (t *Tx) GetProcess(fleetID, computeName, pid string) (*game.Process, error)
 	return p, err
 }
 
+// ClaimFreeProcess reads only the keys of a few candidates and claims one
+// with a conditional update of its game_session_id column (which
+// scanProcess lays over the doc), so a claim writes one column, not the
+// whole record, and decodes one doc.
 func (t *Tx) ClaimFreeProcess(fleetID, location, gameSessionID string, maxActivating int) (*game.Process, error) {
-	q := `SELECT doc, game_session_id FROM processes p
+	q := `SELECT compute, pid FROM processes p
 		WHERE fleet_id = ? AND location = ? AND status = 'ACTIVE' AND game_session_id = '' AND connected = 1 AND healthy = 1`
 	args := []any{fleetID, location}
 	if maxActivating > 0 {
@@ -68,18 +72,23 @@ func (t *Tx) ClaimFreeProcess(fleetID, location, gameSessionID string, maxActiva
 		args = append(args, maxActivating)
 	}
 	q += ` ORDER BY created, pid LIMIT 8`
+	if t.lock() != "" {
+		// Concurrent claims on PostgreSQL would all wait on the row lock
+		// of the same oldest process; each takes rows no other holds.
+		q += ` FOR UPDATE OF p SKIP LOCKED`
+	}
 	rows, err := t.query(q, args...)
 	if err != nil {
 		return nil, err
 	}
-	var candidates []*game.Process
+	var candidates [][2]string
 	for rows.Next() {
-		p, err := scanProcess(rows)
-		if err != nil {
+		var c [2]string
+		if err := rows.Scan(&c[0], &c[1]); err != nil {
 			rows.Close()
 			return nil, err
 		}
-		candidates = append(candidates, p)
+		candidates = append(candidates, c)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -87,15 +96,14 @@ func (t *Tx) ClaimFreeProcess(fleetID, location, gameSessionID string, maxActiva
 	}
 	// The claim is a conditional update, so two nodes (or two transactions
 	// on PostgreSQL) never give one process two sessions.
-	for _, p := range candidates {
+	for _, c := range candidates {
 		res, err := t.exec(`UPDATE processes SET game_session_id = ? WHERE fleet_id = ? AND compute = ? AND pid = ? AND game_session_id = ''`,
-			gameSessionID, p.FleetID, p.ComputeName, p.PID)
+			gameSessionID, fleetID, c[0], c[1])
 		if err != nil {
 			return nil, err
 		}
 		if n, _ := res.RowsAffected(); n == 1 {
-			p.GameSessionID = gameSessionID
-			return p, t.PutProcess(p)
+			return t.GetProcess(fleetID, c[0], c[1])
 		}
 	}
 	return nil, game.Errorf(game.NotFound, "no free server process in fleet %s location %s", fleetID, location)

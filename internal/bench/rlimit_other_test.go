@@ -1,0 +1,7 @@
+//go:build !unix
+
+package bench
+
+import "testing"
+
+func raiseFileLimit(testing.TB) {}
