@@ -22,7 +22,7 @@ func (t *Tx) InsertAlias(a *game.Alias) error {
 
 func (t *Tx) GetAlias(id string) (*game.Alias, error) {
 	var doc string
-	err := t.queryRow(`SELECT doc FROM aliases WHERE id = ?`+t.lock(), id).Scan(&doc)
+	err := t.queryRow(`SELECT doc FROM aliases WHERE id = ?`+t.lockShared(), id).Scan(&doc)
 	if errNoRows(err) {
 		return nil, game.Errorf(game.NotFound, "alias %s not found", id)
 	}

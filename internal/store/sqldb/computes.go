@@ -27,7 +27,7 @@ func (t *Tx) InsertCompute(c *game.Compute) error {
 
 func (t *Tx) GetCompute(fleetID, name string) (*game.Compute, error) {
 	var doc string
-	err := t.queryRow(`SELECT doc FROM computes WHERE fleet_id = ? AND name = ?`+t.lock(), fleetID, name).Scan(&doc)
+	err := t.queryRow(`SELECT doc FROM computes WHERE fleet_id = ? AND name = ?`+t.lockShared(), fleetID, name).Scan(&doc)
 	if errNoRows(err) {
 		return nil, computeNotFound(fleetID, name)
 	}

@@ -229,6 +229,19 @@ func (t *Tx) lock() string {
 	return ""
 }
 
+// lockShared is appended to reads of records that many writers read and
+// few change (fleets, aliases, computes): on PostgreSQL, FOR SHARE inside
+// Update, so concurrent CreateGameSessions on one fleet do not queue
+// behind each other, while a change of the record still waits for them.
+// Two writers that both upgrade a shared lock deadlock; PostgreSQL
+// detects it and Update runs the loser again.
+func (t *Tx) lockShared() string {
+	if t.writable && t.db.dialect.ForUpdate != "" {
+		return " FOR SHARE"
+	}
+	return ""
+}
+
 // isUnique reports a unique-constraint violation.
 func (t *Tx) isUnique(err error) bool { return err != nil && t.db.dialect.IsUnique(err) }
 

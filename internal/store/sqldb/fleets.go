@@ -37,7 +37,7 @@ func (t *Tx) putFleetLocations(f *game.Fleet) error {
 
 func (t *Tx) GetFleet(id string) (*game.Fleet, error) {
 	var doc string
-	err := t.queryRow(`SELECT doc FROM fleets WHERE id = ?`+t.lock(), id).Scan(&doc)
+	err := t.queryRow(`SELECT doc FROM fleets WHERE id = ?`+t.lockShared(), id).Scan(&doc)
 	if errNoRows(err) {
 		return nil, game.Errorf(game.NotFound, "fleet %s not found", id)
 	}
