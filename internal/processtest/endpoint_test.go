@@ -69,6 +69,10 @@ func exchange(t *testing.T, c *websocket.Conn, frame string) map[string]any {
 	return m
 }
 
+// heartbeatFrame is a healthy report; a process takes game sessions only
+// after its first one.
+const heartbeatFrame = `{"Action":"HeartbeatServerProcess","RequestId":"r-hb","HealthStatus":true}`
+
 const activateFrame = `{"Action":"ActivateServerProcess","RequestId":"r-act","SdkVersion":"5.6.0","SdkLanguage":"Go","Port":7777,"LogPaths":[]}`
 
 // TestHandshakeRefusals: a wrong, other-fleet, other-compute or expired
@@ -151,9 +155,11 @@ func TestMalformedFramesDisturbNothingElse(t *testing.T) {
 			if got := exchange(t, bad, activateFrame); got["StatusCode"] != float64(200) {
 				t.Errorf("a valid request after bad ones: %v", got)
 			}
-			heartbeat := `{"Action":"HeartbeatServerProcess","RequestId":"r-hb","HealthStatus":true}`
-			if got := exchange(t, bystander, heartbeat); got["StatusCode"] != float64(200) {
+			if got := exchange(t, bystander, heartbeatFrame); got["StatusCode"] != float64(200) {
 				t.Errorf("bystander heartbeat after the garbage: %v", got)
+			}
+			if got := exchange(t, bad, heartbeatFrame); got["StatusCode"] != float64(200) {
+				t.Errorf("heartbeat after bad requests: %v", got)
 			}
 			e.waitProcesses(t, 2)
 		})
@@ -173,6 +179,9 @@ func TestTLSListener(t *testing.T) {
 			c := mustDial(t, connectURL(wss, e.fleet, computeName, "raw-tls", e.token), insecure)
 			if got := exchange(t, c, activateFrame); got["StatusCode"] != float64(200) {
 				t.Errorf("ActivateServerProcess over wss: %v", got)
+			}
+			if got := exchange(t, c, heartbeatFrame); got["StatusCode"] != float64(200) {
+				t.Errorf("heartbeat over wss: %v", got)
 			}
 			if _, status, err := dialRaw(t, connectURL(wss, e.fleet, computeName, "raw-tls-2", "wrong"), insecure); err == nil || status != http.StatusForbidden {
 				t.Errorf("wrong token over wss: HTTP %d, %v; want 403", status, err)

@@ -310,12 +310,27 @@ func (e *env) utilization(t *testing.T) types.FleetUtilization {
 	return out.FleetUtilization[0]
 }
 
-// waitProcesses waits until n server processes of the fleet are active.
+// waitProcesses waits until n server processes of the fleet are active
+// and have sent their first health report, which makes them eligible for
+// game sessions.
 func (e *env) waitProcesses(t *testing.T, n int32) {
 	t.Helper()
 	eventually(t, fmt.Sprintf("%d active server processes", n), func() (bool, string) {
 		got := aws.ToInt32(e.utilization(t).ActiveServerProcessCount)
-		return got == n, fmt.Sprintf("%d active", got)
+		reported := 0
+		err := e.Server.Store().View(context.Background(), func(tx store.Tx) error {
+			list, _, err := tx.ListProcesses("", game.ProcessActive, store.Page{Limit: 1000})
+			for _, p := range list {
+				if p.Healthy || p.GameSessionID != "" {
+					reported++
+				}
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got == n && reported == int(n), fmt.Sprintf("%d active, %d reported health", got, reported)
 	})
 }
 

@@ -43,6 +43,12 @@ type DB struct {
 	nstmts  atomic.Int64
 	// preparing tracks background preparations; Close waits for them.
 	preparing sync.WaitGroup
+
+	// Group commit (EnableGroupCommit): jobs feeds the committer, stop
+	// ends it, committerDone closes when it has.
+	jobs          chan *job
+	stop          chan struct{}
+	committerDone chan struct{}
 }
 
 // stmtKey names a prepared statement: the same text is prepared once on
@@ -59,7 +65,7 @@ const maxStmts = 1024
 // New returns a DB that writes through write and reads through read (they
 // may be the same pool).
 func New(write, read *sql.DB, d Dialect) *DB {
-	return &DB{write: write, read: read, dialect: &d}
+	return &DB{write: write, read: read, dialect: &d, stop: make(chan struct{})}
 }
 
 var _ store.Store = (*DB)(nil)
@@ -69,6 +75,10 @@ func (db *DB) Dialect() string { return db.dialect.Name }
 
 // Close closes both pools.
 func (db *DB) Close() error {
+	close(db.stop)
+	if db.committerDone != nil {
+		<-db.committerDone
+	}
 	db.preparing.Wait()
 	db.stmts.Range(func(_, v any) bool {
 		if st, ok := v.(*sql.Stmt); ok && st != nil {
@@ -89,6 +99,9 @@ const maxAttempts = 10
 
 // Update implements store.Store.
 func (db *DB) Update(ctx context.Context, fn func(store.Tx) error) error {
+	if db.jobs != nil {
+		return db.updateBatched(ctx, fn)
+	}
 	var err error
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		err = db.run(ctx, db.write, false, fn)

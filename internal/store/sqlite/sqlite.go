@@ -32,6 +32,9 @@ type Options struct {
 	// WAL at every commit, so nothing acknowledged is lost even on power
 	// failure; NORMAL survives process crashes (kill -9) but not power loss.
 	Synchronous string
+	// NoGroupCommit commits each write transaction on its own instead of
+	// together with the others waiting (see sqldb.EnableGroupCommit).
+	NoGroupCommit bool
 }
 
 // Open opens (creating if needed) the store in dir and applies migrations.
@@ -81,6 +84,9 @@ func Open(ctx context.Context, dir string, opts Options) (*sqldb.DB, error) {
 	if err := db.Migrate(ctx, mustSub(migrations, "migrations")); err != nil {
 		db.Close()
 		return nil, err
+	}
+	if !opts.NoGroupCommit {
+		db.EnableGroupCommit()
 	}
 	return db, nil
 }

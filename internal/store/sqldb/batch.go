@@ -1,0 +1,118 @@
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"github.com/anylift/anylift/internal/store"
+)
+
+// Group commit for a single-writer database (SQLite). Write transactions
+// queue for one committer goroutine, which runs as many as are waiting,
+// each under its own savepoint, in one database transaction, and commits
+// them together: one WAL sync for the batch instead of one per caller. A
+// transaction whose function fails is rolled back to its savepoint alone.
+// Every caller hears its answer only after the batch's commit, so nothing
+// is acknowledged before it is durable; if the commit fails, every
+// transaction of the batch fails.
+
+// maxBatch bounds the transactions committed together.
+const maxBatch = 64
+
+// job is one queued write transaction.
+type job struct {
+	fn   func(store.Tx) error
+	done chan error
+}
+
+var errClosed = errors.New("store is closed")
+
+// EnableGroupCommit makes Update queue its transactions for one committer
+// goroutine, which Close stops. Call it once, before the DB is used.
+func (db *DB) EnableGroupCommit() {
+	db.jobs = make(chan *job)
+	db.committerDone = make(chan struct{})
+	go db.committer()
+}
+
+// updateBatched queues fn and waits for the batch holding it to commit.
+// It waits even if ctx ends meanwhile: by then fn may be committed, and
+// the caller must not hear "no" for a write that happened.
+func (db *DB) updateBatched(ctx context.Context, fn func(store.Tx) error) error {
+	j := &job{fn: fn, done: make(chan error, 1)}
+	select {
+	case db.jobs <- j:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-db.committerDone:
+		return errClosed
+	}
+	return <-j.done
+}
+
+func (db *DB) committer() {
+	defer close(db.committerDone)
+	for {
+		var batch []*job
+		select {
+		case j := <-db.jobs:
+			batch = append(batch, j)
+		case <-db.stop:
+			return
+		}
+	drain:
+		for len(batch) < maxBatch {
+			select {
+			case j := <-db.jobs:
+				batch = append(batch, j)
+			default:
+				break drain
+			}
+		}
+		db.commitBatch(batch)
+	}
+}
+
+// commitBatch runs the batch in one transaction. Statements run under a
+// background context: cancelling one caller's request must not interrupt
+// a statement, which in SQLite would roll back the whole batch.
+func (db *DB) commitBatch(batch []*job) {
+	ctx := context.Background()
+	results := make([]error, len(batch))
+	sqlTx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		for _, j := range batch {
+			j.done <- err
+		}
+		return
+	}
+	t := &Tx{tx: sqlTx, db: db, pool: db.write, ctx: ctx, writable: true}
+	for i, j := range batch {
+		results[i] = runSavepoint(ctx, sqlTx, t, j.fn)
+	}
+	if err := sqlTx.Commit(); err != nil {
+		for i := range results {
+			if results[i] == nil {
+				results[i] = err
+			}
+		}
+	}
+	for i, j := range batch {
+		j.done <- results[i]
+	}
+}
+
+// runSavepoint runs fn under a savepoint, undoing its writes if it fails.
+func runSavepoint(ctx context.Context, sqlTx *sql.Tx, t *Tx, fn func(store.Tx) error) error {
+	if _, err := sqlTx.ExecContext(ctx, "SAVEPOINT job"); err != nil {
+		return err
+	}
+	if err := fn(t); err != nil {
+		sqlTx.ExecContext(ctx, "ROLLBACK TO job")
+		sqlTx.ExecContext(ctx, "RELEASE job")
+		return err
+	}
+	_, err := sqlTx.ExecContext(ctx, "RELEASE job")
+	return err
+}
