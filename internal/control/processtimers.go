@@ -94,8 +94,19 @@ func (s *Service) refreshConnection(ctx context.Context, p *game.Process) error 
 // event GAME_SESSION_ACTIVATION_TIMEOUT (DESIGN.md decision 2).
 func (s *Service) sweepActivations(ctx context.Context) error {
 	now := s.clock()
+	cutoff := now.Add(-time.Duration(game.MinActivationTimeoutSeconds) * time.Second)
+	// Look first in a read transaction: most seconds there is nothing to
+	// do, and the writer is left alone.
+	var pending []*game.GameSession
+	if err := s.view(ctx, func(tx store.Tx) error {
+		var err error
+		pending, err = tx.ActivatingSince(cutoff, processBatch)
+		return err
+	}); err != nil || len(pending) == 0 {
+		return err
+	}
 	return s.update(ctx, func(tx store.Tx) error {
-		list, err := tx.ActivatingSince(now.Add(-time.Duration(game.MinActivationTimeoutSeconds)*time.Second), processBatch)
+		list, err := tx.ActivatingSince(cutoff, processBatch)
 		if err != nil {
 			return err
 		}

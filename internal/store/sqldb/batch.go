@@ -18,7 +18,7 @@ import (
 // transaction of the batch fails.
 
 // maxBatch bounds the transactions committed together.
-const maxBatch = 64
+const maxBatch = 32
 
 // job is one queued write transaction.
 type job struct {

@@ -55,6 +55,9 @@ func Open(ctx context.Context, dir string, opts Options) (*sqldb.DB, error) {
 	q.Add("_pragma", "synchronous("+syncMode+")")
 	q.Add("_pragma", "busy_timeout(10000)")
 	q.Add("_pragma", "foreign_keys(1)")
+	// Savepoints (group commit) journal into temporary storage: keep it in
+	// memory rather than in temporary files.
+	q.Add("_pragma", "temp_store(MEMORY)")
 	writeDSN := "file:" + path + "?" + q.Encode() + "&_txlock=immediate"
 	q.Add("_pragma", "query_only(1)")
 	readDSN := "file:" + path + "?" + q.Encode()
