@@ -11,10 +11,7 @@
 package bench
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -25,7 +22,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 
 	"github.com/anylift/anylift/internal/apitest"
@@ -49,36 +45,7 @@ func newClient(url string) *client {
 	return &client{url: url, http: &http.Client{Transport: tr}, signer: v4.NewSigner()}
 }
 
-func (c *client) call(op string, body []byte) error {
-	req, err := http.NewRequest(http.MethodPost, c.url+"/", bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("X-Amz-Target", "GameLift."+op)
-	req.Header.Set("Content-Type", "application/x-amz-json-1.1")
-	sum := sha256.Sum256(body)
-	cl := req.ContentLength
-	req.ContentLength = 0
-	err = c.signer.SignHTTP(context.Background(), aws.Credentials{AccessKeyID: apitest.AccessKey, SecretAccessKey: apitest.SecretKey},
-		req, hex.EncodeToString(sum[:]), "gamelift", apitest.Region, time.Now())
-	req.ContentLength = cl
-	if err != nil {
-		return err
-	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return err
-	}
-	b, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s: %d %s", op, resp.StatusCode, b)
-	}
-	return nil
-}
+func (c *client) call(op string, body []byte) error { return c.do(op, body, nil) }
 
 // run drives body concurrently b.N times and reports throughput and
 // latency percentiles. body gets a per-goroutine random source.
