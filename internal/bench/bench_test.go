@@ -167,6 +167,9 @@ func seed(b *testing.B, backend, storeURL string) *seeded {
 			b.Fatal(err)
 		}
 	}
+	if storeURL != "" {
+		analyze(b, lastSchemaDSN)
+	}
 	for j := 0; j < Sessions; j++ {
 		s.ids = append(s.ids, acct.GameSessionARN(f.ID, "custom-bench", fmt.Sprintf("gsess-bench-%06d", j)))
 	}

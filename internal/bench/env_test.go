@@ -18,6 +18,10 @@ import (
 
 const accountID = "123456789012"
 
+// lastSchemaDSN is the PostgreSQL DSN of the last server started, for
+// seeding code that talks to the database directly.
+var lastSchemaDSN string
+
 // postgresDSN is the PostgreSQL the PostgreSQL variants run on, if any.
 func postgresDSN() string { return os.Getenv("ANYLIFT_TEST_POSTGRES") }
 
@@ -43,6 +47,7 @@ func startServer(b *testing.B, storeURL string) *server.Server {
 	cleanups = append(cleanups, func() { os.RemoveAll(dir) })
 	if storeURL != "" {
 		storeURL = freshSchema(b, storeURL)
+		lastSchemaDSN = storeURL
 	}
 	srv, err := server.Start(context.Background(), server.Config{
 		Listen: "127.0.0.1:0", DataDir: dir, Store: storeURL, Region: apitest.Region, AccountID: accountID,
@@ -77,4 +82,18 @@ func freshSchema(b *testing.B, dsn string) string {
 	q.Set("search_path", name)
 	u.RawQuery = q.Encode()
 	return u.String()
+}
+
+// analyze gathers PostgreSQL's statistics after the bulk seed, as
+// autovacuum would shortly after such a load, so plans are those of a
+// database in service rather than of one loaded a second ago.
+func analyze(b *testing.B, schemaDSN string) {
+	db, err := sql.Open("pgx", schemaDSN)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec("ANALYZE"); err != nil {
+		b.Fatal(err)
+	}
 }
