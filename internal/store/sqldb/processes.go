@@ -71,11 +71,14 @@ func (t *Tx) ClaimFreeProcess(fleetID, location, gameSessionID string, maxActiva
 		q += ` AND (SELECT COUNT(*) FROM game_sessions g WHERE g.fleet_id = p.fleet_id AND g.compute = p.compute AND g.status = 'ACTIVATING') < ?`
 		args = append(args, maxActivating)
 	}
-	q += ` ORDER BY created, pid LIMIT 8`
 	if t.lock() != "" {
 		// Concurrent claims on PostgreSQL would all wait on the row lock
-		// of the same oldest process; each takes rows no other holds.
-		q += ` FOR UPDATE OF p SKIP LOCKED`
+		// of the same oldest process: each locks the first one no other
+		// holds. One row only, so a claim never hides from the others
+		// processes it will not take.
+		q += ` ORDER BY created, pid LIMIT 1 FOR UPDATE OF p SKIP LOCKED`
+	} else {
+		q += ` ORDER BY created, pid LIMIT 8`
 	}
 	rows, err := t.query(q, args...)
 	if err != nil {
