@@ -3,7 +3,6 @@ package control
 import (
 	"context"
 
-	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/search"
 	"github.com/anylift/anylift/internal/store"
 	"github.com/anylift/anylift/internal/wire"
@@ -38,7 +37,7 @@ func (s *Service) SearchGameSessions(ctx context.Context, in *wire.SearchGameSes
 			return err
 		}
 		for _, gs := range list {
-			out.GameSessions = append(out.GameSessions, searchResult(gs))
+			out.GameSessions = append(out.GameSessions, *gameSessionOut(gs))
 		}
 		out.NextToken = wire.String(next)
 		return nil
@@ -67,38 +66,4 @@ func searchQuery(in *wire.SearchGameSessionsInput) (store.SearchQuery, error) {
 		q.Sort = &srt
 	}
 	return q, nil
-}
-
-// searchResult is a game session as SearchGameSessions shows it.
-func searchResult(g *game.GameSession) wire.GameSession {
-	out := wire.GameSession{
-		GameSessionId:               wire.String(g.ID),
-		Name:                        wire.String(g.Name),
-		FleetId:                     wire.String(g.FleetID),
-		FleetArn:                    wire.String(g.FleetARN),
-		CreationTime:                wire.NewTime(g.CreationTime),
-		CurrentPlayerSessionCount:   wire.Int32(g.CurrentPlayerSessionCount),
-		MaximumPlayerSessionCount:   wire.Int32(g.MaximumPlayerSessionCount),
-		Status:                      wire.String(g.Status),
-		StatusReason:                wire.String(g.StatusReason),
-		GameProperties:              []wire.GameProperty{},
-		IpAddress:                   wire.String(g.IPAddress),
-		DnsName:                     wire.String(g.DNSName),
-		PlayerSessionCreationPolicy: wire.String(g.PlayerSessionCreationPolicy),
-		CreatorId:                   wire.String(g.CreatorID),
-		GameSessionData:             wire.String(g.GameSessionData),
-		MatchmakerData:              wire.String(g.MatchmakerData),
-		Location:                    wire.String(g.Location),
-		ComputeName:                 wire.String(g.ComputeName),
-	}
-	if !g.TerminationTime.IsZero() {
-		out.TerminationTime = wire.NewTime(g.TerminationTime)
-	}
-	if g.Port != 0 {
-		out.Port = wire.Int32(g.Port)
-	}
-	for _, p := range g.Properties {
-		out.GameProperties = append(out.GameProperties, wire.GameProperty{Key: &p.Key, Value: &p.Value})
-	}
-	return out
 }
