@@ -41,6 +41,7 @@ type Tx interface {
 	TagTx
 	ProcessTx
 	SearchTx
+	OutboxTx
 }
 
 // Page asks for one page of a list: at most Limit items after the opaque
