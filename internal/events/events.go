@@ -35,6 +35,10 @@ type Config struct {
 	PruneEvery time.Duration
 	Webhook    WebhookConfig
 	Auth       Auth
+	// OnWebhookAttempt, when set, is called after each webhook attempt
+	// has been recorded in the store, with the delivery as recorded (for
+	// metrics and tests).
+	OnWebhookAttempt func(store.WebhookDelivery)
 	// Now is the clock of webhook scheduling and retention (time.Now).
 	Now func() time.Time
 	Log *slog.Logger
@@ -82,7 +86,7 @@ func New(st store.Store, cfg Config) *Service {
 	cfg.defaults()
 	s := &Service{cfg: cfg, st: st, wake: make(chan struct{}, 1)}
 	s.hub = newHub(st, cfg.Poll, cfg.Buffer, cfg.Log)
-	s.hooks = &deliverer{st: st, cfg: cfg.Webhook, now: cfg.Now, log: cfg.Log, owner: game.NewUUID(), skipped: map[string]bool{}}
+	s.hooks = &deliverer{st: st, cfg: cfg.Webhook, now: cfg.Now, log: cfg.Log, owner: game.NewUUID(), skipped: map[string]bool{}, observe: cfg.OnWebhookAttempt}
 	s.stream = &stream{hub: s.hub, st: st, auth: &s.cfg.Auth, heartbeat: cfg.Heartbeat}
 	return s
 }

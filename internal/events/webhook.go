@@ -98,6 +98,7 @@ type deliverer struct {
 
 	mu      sync.Mutex
 	skipped map[string]bool // undeliverable targets already logged
+	observe func(store.WebhookDelivery)
 }
 
 // isWebhook reports whether target is a URL this node can POST to.
@@ -209,6 +210,9 @@ func (d *deliverer) attempt(ctx context.Context, dl *store.WebhookDelivery) {
 		ok, err = tx.FinishWebhookAttempt(dl, d.owner)
 		return err
 	})
+	if err == nil && ok && d.observe != nil {
+		d.observe(*dl)
+	}
 	switch {
 	case err != nil:
 		d.log.Warn("events: recording a webhook attempt failed", "seq", dl.Seq, "err", err)

@@ -285,5 +285,8 @@ func (s *Server) Close(ctx context.Context) error {
 	return err
 }
 
+// Events is the event stream and webhook service.
+func (s *Server) Events() *events.Service { return s.events }
+
 // Store is the server's store, for tests that seed or inspect records.
 func (s *Server) Store() store.Store { return s.store }
