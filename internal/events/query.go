@@ -77,15 +77,16 @@ func parseSeq(s string) (int64, error) {
 // values splits repeated, comma-separated filter values and checks each.
 func values(raw []string, name string, maxLen int, ok func(string) bool) (map[string]bool, error) {
 	out := map[string]bool{}
+	count := 0
 	for _, r := range raw {
 		for _, v := range strings.Split(r, ",") {
+			if count++; count > maxFilterValues {
+				return nil, fmt.Errorf("at most %d %s values", maxFilterValues, name)
+			}
 			if v == "" || len(v) > maxLen || !ok(v) {
 				return nil, fmt.Errorf("%s %s is not valid: want 1 to %d characters", name, clip(v), maxLen)
 			}
 			out[v] = true
-			if len(out) > maxFilterValues {
-				return nil, fmt.Errorf("at most %d %s values", maxFilterValues, name)
-			}
 		}
 	}
 	return out, nil
@@ -116,8 +117,8 @@ func isPrintable(s string) bool {
 
 // clip quotes, shortened, what a message echoes back.
 func clip(s string) string {
-	if len(s) > 64 {
-		s = s[:64] + "..."
+	if len(s) > 40 {
+		s = s[:40] + "..."
 	}
 	return strconv.Quote(s)
 }
