@@ -1,6 +1,7 @@
 package events_test
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -10,7 +11,10 @@ import (
 	"time"
 
 	"github.com/anylift/anylift/internal/apitest"
+	"github.com/anylift/anylift/internal/events"
 	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/server"
+	"github.com/anylift/anylift/internal/store"
 )
 
 // Live events arrive in order; a consumer that reconnects with the last
@@ -139,5 +143,54 @@ func TestStreamHeartbeat(t *testing.T) {
 	c := connect(t, srv, "", "")
 	if f := c.next(); f.comment != "keepalive" {
 		t.Errorf("frame %+v, want a keepalive comment", f)
+	}
+}
+
+// Closing the server ends open streams instead of waiting for them.
+func TestStreamEndsOnShutdown(t *testing.T) {
+	srv, stop := startServer(t, baseConfig(backends(t)["sqlite"]))
+	c := connect(t, srv, "", "")
+	stop() // would block until its deadline if the stream held it open
+	if _, err := c.r.ReadString('\n'); err != io.EOF {
+		t.Errorf("stream after shutdown: %v, want EOF", err)
+	}
+}
+
+// BenchmarkStreamRoundTrip measures from the commit of an event to its
+// arrival at a stream consumer, on one node with SQLite.
+func BenchmarkStreamRoundTrip(b *testing.B) {
+	cfg := baseConfig(func(c *server.Config) { c.DataDir = b.TempDir() })
+	srv, err := server.Start(context.Background(), cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Close(context.Background())
+	req, _ := http.NewRequest(http.MethodGet, srv.URL()+"/events", nil)
+	req.SetBasicAuth(apitest.AccessKey, apitest.SecretKey)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	r := bufio.NewReader(resp.Body)
+	r.ReadString('\n') // ": connected"
+	r.ReadString('\n')
+	st := events.Notifying(srv.Store(), srv.Events().Wake)
+	env := []byte(`{"detail":{"type":"PlacementFulfilled"}}`)
+	b.ResetTimer()
+	for i := range b.N {
+		n := &game.Notification{ID: fmt.Sprint("bench-", i), Time: time.Now(), Type: "PlacementFulfilled", Resource: "arn:q", Envelope: env}
+		if err := st.Update(context.Background(), func(tx store.Tx) error { return tx.AppendNotification(n) }); err != nil {
+			b.Fatal(err)
+		}
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				b.Fatal(err)
+			}
+			if line == "\n" {
+				break
+			}
+		}
 	}
 }

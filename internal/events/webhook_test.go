@@ -296,3 +296,45 @@ func TestWebhookTwoDeliverersOneDatabase(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkWebhookDelivery measures webhook events delivered per second
+// by one node (SQLite, a local receiver answering 204).
+func BenchmarkWebhookDelivery(b *testing.B) {
+	st, err := sqlite.Open(context.Background(), b.TempDir(), sqlite.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.WriteHeader(204)
+	}))
+	defer recv.Close()
+	done := make(chan struct{}, b.N)
+	svc := events.New(st, events.Config{Webhook: events.WebhookConfig{Secret: []byte("s"), Concurrency: 32},
+		OnWebhookAttempt: func(store.WebhookDelivery) { done <- struct{}{} }})
+	env := []byte(`{"detail":{"type":"PlacementFulfilled"}}`)
+	err = st.Update(context.Background(), func(tx store.Tx) error {
+		for range b.N {
+			n := &game.Notification{ID: game.NewUUID(), Time: time.Now(), Type: "PlacementFulfilled", Resource: "arn:q", Target: recv.URL, Envelope: env}
+			if err := tx.AppendNotification(n); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	b.ResetTimer()
+	finished := make(chan struct{})
+	go func() { defer close(finished); svc.Run(ctx) }()
+	for range b.N {
+		<-done
+	}
+	b.StopTimer()
+	cancel()
+	<-finished
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
