@@ -39,6 +39,10 @@ func (s *stream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
+	if r.Method == http.MethodHead {
+		w.Header().Set("Content-Type", "text/event-stream")
+		return
+	}
 	sub, err := s.hub.subscribe(r.Context(), q.match)
 	if err != nil {
 		http.Error(w, "event stream unavailable: "+err.Error(), http.StatusServiceUnavailable)
