@@ -36,6 +36,7 @@ func serveFlags(fs *flag.FlagSet) func() (server.Config, error) {
 	searchPage := fs.Int("search-page-size", 20, "most SearchGameSessions results per page (GameLift: 20)")
 	syncMode := fs.String("sqlite-synchronous", "FULL", "SQLite synchronous mode: FULL or NORMAL")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+	ev := eventFlags(fs)
 	return func() (server.Config, error) {
 		creds := map[string]string{}
 		if *accessKey != "" || *secretKey != "" {
@@ -56,6 +57,10 @@ func serveFlags(fs *flag.FlagSet) func() (server.Config, error) {
 		if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
 			return server.Config{}, fmt.Errorf("--log-level: %w", err)
 		}
+		ev, err := ev()
+		if err != nil {
+			return server.Config{}, err
+		}
 		return server.Config{
 			TLSListen: *tlsListen, TLSCert: *tlsCert, TLSKey: *tlsKey,
 			HealthCheckInterval: *healthInterval, ProcessLostGrace: *lostGrace,
@@ -68,6 +73,7 @@ func serveFlags(fs *flag.FlagSet) func() (server.Config, error) {
 			ReservationTimeout:   *reservation,
 			MaxPlayersPerSession: *maxPlayers,
 			SearchPageSize:       *searchPage,
+			Events:               ev,
 		}, nil
 	}
 }

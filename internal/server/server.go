@@ -18,6 +18,7 @@ import (
 
 	"github.com/anylift/anylift/internal/api"
 	"github.com/anylift/anylift/internal/control"
+	"github.com/anylift/anylift/internal/events"
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/sdkserver"
 	"github.com/anylift/anylift/internal/store"
@@ -54,6 +55,9 @@ type Config struct {
 	HealthCheckInterval, ProcessLostGrace time.Duration
 	// SearchPageSize caps SearchGameSessions results per page (20).
 	SearchPageSize int
+	// Events tunes the event stream and webhooks (secret, retries,
+	// retention); Auth and the clock are filled in by Start.
+	Events events.Config
 
 	Log *slog.Logger
 	Now func() time.Time // the clock; time.Now when nil
@@ -61,14 +65,15 @@ type Config struct {
 
 // Server is a running Anylift service.
 type Server struct {
-	cfg   Config
-	store store.Store
-	svc   *control.Service
-	api   *api.Handler
-	hub   *sdkserver.Server
-	ln    net.Listener
-	tlsLn net.Listener
-	http  *http.Server
+	cfg    Config
+	store  store.Store
+	svc    *control.Service
+	api    *api.Handler
+	events *events.Service
+	hub    *sdkserver.Server
+	ln     net.Listener
+	tlsLn  net.Listener
+	http   *http.Server
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -124,7 +129,8 @@ func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 	if sdkEndpoint == "" {
 		sdkEndpoint = "ws://" + s.ln.Addr().String()
 	}
-	s.svc = control.New(st, control.Config{
+	s.events = newEvents(cfg, st)
+	s.svc = control.New(events.Notifying(st, s.events.Wake), control.Config{
 		Account:              game.Account{Region: cfg.Region, ID: cfg.AccountID},
 		AuthTokenTTL:         cfg.AuthTokenTTL,
 		ReservationTimeout:   cfg.ReservationTimeout,
@@ -150,8 +156,14 @@ func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(cfg.Log.Handler(), slog.LevelWarn),
 	}
+	s.http.RegisterOnShutdown(s.events.Shutdown)
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	s.cancel = cancel
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.events.Run(runCtx)
+	}()
 	s.serve(s.ln, "API")
 	if s.tlsLn != nil {
 		s.serve(s.tlsLn, "TLS")
@@ -214,6 +226,7 @@ func storeName(cfg Config) string {
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", s.healthz)
+	mux.Handle("GET /events", s.events.Handler())
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if api.Match(r) {
 			s.api.ServeHTTP(w, r)
@@ -271,6 +284,9 @@ func (s *Server) Close(ctx context.Context) error {
 	}
 	return err
 }
+
+// Events is the event stream and webhook service.
+func (s *Server) Events() *events.Service { return s.events }
 
 // Store is the server's store, for tests that seed or inspect records.
 func (s *Server) Store() store.Store { return s.store }

@@ -1,0 +1,204 @@
+package events
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/store"
+)
+
+// pageSize is how many notifications one read of the outbox returns.
+const pageSize = 256
+
+// errClosed is returned by subscribe once the hub has shut down.
+var errClosed = errors.New("event stream is shutting down")
+
+// Hub tails the outbox by Seq and fans each notification out to the live
+// subscribers. A subscriber whose buffer is full is dropped (its channel
+// closed); it never slows the others, the tailer, or the API.
+type Hub struct {
+	st        store.Store
+	poll      time.Duration
+	buffer    int
+	log       *slog.Logger
+	wake      chan struct{}
+	ready     chan struct{} // closed once pos is known, or on Close
+	readyOnce sync.Once
+
+	mu     sync.Mutex
+	pos    int64 // every notification up to pos has been fanned out
+	subs   map[*subscription]struct{}
+	closed bool
+}
+
+// subscription is one live consumer: notifications with Seq > from that
+// match arrive on ch; ch is closed when the consumer is dropped or the
+// hub closes.
+type subscription struct {
+	from    int64
+	match   func(*game.Notification) bool
+	ch      chan *game.Notification
+	dropped bool // set under Hub.mu when closed for being slow
+}
+
+func newHub(st store.Store, poll time.Duration, buffer int, log *slog.Logger) *Hub {
+	return &Hub{st: st, poll: poll, buffer: buffer, log: log,
+		wake: make(chan struct{}, 1), ready: make(chan struct{}), subs: map[*subscription]struct{}{}}
+}
+
+// Wake asks the tailer to read the outbox now. It never blocks.
+func (h *Hub) Wake() {
+	select {
+	case h.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Run tails the outbox until ctx ends, then closes every subscription.
+// It starts at the outbox's current end: history is served to each
+// subscriber from the store by the stream handler.
+func (h *Hub) Run(ctx context.Context) {
+	defer h.Close()
+	for {
+		var last int64
+		err := h.st.View(ctx, func(tx store.Tx) (err error) {
+			last, err = tx.LastNotificationSeq()
+			return err
+		})
+		if err == nil {
+			h.mu.Lock()
+			h.pos = last
+			h.mu.Unlock()
+			break
+		}
+		h.log.Warn("event stream: reading the outbox end failed", "err", err)
+		if !h.wait(ctx) {
+			return
+		}
+	}
+	h.readyOnce.Do(func() { close(h.ready) })
+	for {
+		more, err := h.step(ctx)
+		if err != nil && ctx.Err() == nil {
+			h.log.Warn("event stream: reading the outbox failed", "err", err)
+		}
+		if more {
+			continue
+		}
+		if !h.wait(ctx) {
+			return
+		}
+	}
+}
+
+// wait blocks until a wake, the poll interval, or ctx's end (false).
+func (h *Hub) wait(ctx context.Context) bool {
+	t := time.NewTimer(h.poll)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-h.wake:
+	case <-t.C:
+	}
+	return true
+}
+
+// step reads one page after pos and fans it out; more reports a full page.
+func (h *Hub) step(ctx context.Context) (more bool, err error) {
+	h.mu.Lock()
+	pos := h.pos
+	h.mu.Unlock()
+	var page []*game.Notification
+	err = h.st.View(ctx, func(tx store.Tx) (err error) {
+		page, err = tx.ListNotifications(pos, pageSize)
+		return err
+	})
+	if err != nil || len(page) == 0 {
+		return false, err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, n := range page {
+		for s := range h.subs {
+			if n.Seq <= s.from || (s.match != nil && !s.match(n)) {
+				continue
+			}
+			select {
+			case s.ch <- n:
+			default:
+				s.dropped = true
+				h.remove(s)
+			}
+		}
+	}
+	h.pos = page[len(page)-1].Seq
+	return len(page) == pageSize, nil
+}
+
+// subscribe registers a consumer of the notifications after the hub's
+// position, which it returns as s.from: the caller reads notifications up
+// to s.from from the store itself. It waits until the tailer has started.
+func (h *Hub) subscribe(ctx context.Context, match func(*game.Notification) bool) (*subscription, error) {
+	select {
+	case <-h.ready:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return nil, errClosed
+	}
+	s := &subscription{from: h.pos, match: match, ch: make(chan *game.Notification, h.buffer)}
+	h.subs[s] = struct{}{}
+	return s, nil
+}
+
+// unsubscribe removes s if it is still registered.
+func (h *Hub) unsubscribe(s *subscription) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, ok := h.subs[s]; ok {
+		h.remove(s)
+	}
+}
+
+// wasDropped reports whether s was closed for falling behind.
+func (h *Hub) wasDropped(s *subscription) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return s.dropped
+}
+
+// remove closes and forgets s; h.mu is held.
+func (h *Hub) remove(s *subscription) {
+	delete(h.subs, s)
+	close(s.ch)
+}
+
+// Close ends every subscription and refuses new ones, so that open
+// streams finish and the HTTP server can shut down. It is idempotent.
+func (h *Hub) Close() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return
+	}
+	h.closed = true
+	for s := range h.subs {
+		h.remove(s)
+	}
+	h.readyOnce.Do(func() { close(h.ready) })
+}
+
+// Subscribers is how many consumers are connected.
+func (h *Hub) Subscribers() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.subs)
+}

@@ -1,0 +1,204 @@
+package events
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/store"
+	"github.com/anylift/anylift/internal/store/sqlite"
+)
+
+func openSQLite(t *testing.T) store.Store {
+	st, err := sqlite.Open(context.Background(), t.TempDir(), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func add(t *testing.T, st store.Store, typ, target string) *game.Notification {
+	n := &game.Notification{ID: game.NewUUID(), Time: time.Now(), Type: typ, Resource: "arn:q", Target: target, Envelope: []byte("{}")}
+	if err := st.Update(context.Background(), func(tx store.Tx) error { return tx.AppendNotification(n) }); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// A subscriber that does not read is dropped when its buffer is full;
+// the others still receive everything, and the tailer does not wait.
+func TestHubDropsSlowSubscriber(t *testing.T) {
+	st := openSQLite(t)
+	add(t, st, "Before", "")
+	h := newHub(st, time.Hour, 2, slog.New(slog.DiscardHandler))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); h.Run(ctx) }()
+	slow, err := h.subscribe(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast, _ := h.subscribe(ctx, nil)
+	filtered, _ := h.subscribe(ctx, func(n *game.Notification) bool { return n.Type == "Rare" })
+	if slow.from == 0 {
+		t.Errorf("subscription starts at %d, want the outbox end", slow.from)
+	}
+	var got []int64
+	for i := range 5 {
+		n := add(t, st, "Common", "")
+		h.Wake()
+		got = append(got, (<-fast.ch).Seq)
+		if got[i] != n.Seq {
+			t.Fatalf("fast got %d, want %d", got[i], n.Seq)
+		}
+	}
+	rare := add(t, st, "Rare", "")
+	h.Wake()
+	<-fast.ch
+	if n := <-filtered.ch; n.Seq != rare.Seq {
+		t.Errorf("filtered got %d, want %d", n.Seq, rare.Seq)
+	}
+	for range slow.ch { // drains the two buffered, then sees it closed
+	}
+	if !h.wasDropped(slow) || h.wasDropped(fast) || h.Subscribers() != 2 {
+		t.Errorf("dropped slow %v fast %v, %d subscribers", h.wasDropped(slow), h.wasDropped(fast), h.Subscribers())
+	}
+	cancel()
+	<-done
+	if _, ok := <-fast.ch; ok {
+		t.Error("subscription open after the hub stopped")
+	}
+	if _, err := h.subscribe(context.Background(), nil); err != errClosed {
+		t.Errorf("subscribe after close: %v", err)
+	}
+}
+
+// Notifying wakes after a committed append only.
+func TestNotifyingWakesAfterAppendCommits(t *testing.T) {
+	woken := 0
+	st := Notifying(openSQLite(t), func() { woken++ })
+	ctx := context.Background()
+	st.Update(ctx, func(tx store.Tx) error { return nil })
+	st.Update(ctx, func(tx store.Tx) error {
+		tx.AppendNotification(&game.Notification{ID: "a", Time: time.Now(), Type: "T", Resource: "r", Envelope: []byte("{}")})
+		return fmt.Errorf("rolled back")
+	})
+	if woken != 0 {
+		t.Fatalf("woken %d times without a committed append", woken)
+	}
+	st.Update(ctx, func(tx store.Tx) error {
+		return tx.AppendNotification(&game.Notification{ID: "b", Time: time.Now(), Type: "T", Resource: "r", Envelope: []byte("{}")})
+	})
+	if woken != 1 {
+		t.Fatalf("woken %d times, want 1", woken)
+	}
+}
+
+// An SNS target is logged once, not once per event, and its events are
+// not enqueued for delivery.
+func TestSkippedTargetLoggedOnce(t *testing.T) {
+	var buf bytes.Buffer
+	st := openSQLite(t)
+	s := New(st, Config{Log: slog.New(slog.NewTextHandler(&buf, nil))})
+	for range 3 {
+		add(t, st, "T", "arn:aws:sns:us-west-2:123456789012:topic")
+	}
+	add(t, st, "T", "ftp://example")
+	s.Step(context.Background())
+	add(t, st, "T", "arn:aws:sns:us-west-2:123456789012:topic")
+	s.Step(context.Background())
+	if c := strings.Count(buf.String(), "SNS topic"); c != 1 {
+		t.Errorf("%d SNS log lines, want 1:\n%s", c, buf.String())
+	}
+	if c := strings.Count(buf.String(), "not an http(s) URL"); c != 1 {
+		t.Errorf("%d log lines for a bad target, want 1:\n%s", c, buf.String())
+	}
+}
+
+func TestDelay(t *testing.T) {
+	c := WebhookConfig{Backoff: time.Second, MaxBackoff: 10 * time.Second}
+	want := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 10 * time.Second, 10 * time.Second}
+	for i, w := range want {
+		if got := c.delay(i + 1); got != w {
+			t.Errorf("delay(%d) = %v, want %v", i+1, got, w)
+		}
+	}
+	if got := c.delay(1000); got != 10*time.Second {
+		t.Errorf("delay(1000) = %v", got)
+	}
+}
+
+func TestRedact(t *testing.T) {
+	if got := redact("https://user:pw@hooks.example/x?token=secret#f"); got != "https://hooks.example/x" {
+		t.Errorf("redact: %s", got)
+	}
+}
+
+func TestParseQuery(t *testing.T) {
+	good := []struct{ id, q string }{
+		{"", ""}, {"0", ""}, {"9223372036854775807", ""}, {"", "after=12"}, {"5", "after=junk"},
+		{"", "type=PlacementFulfilled&type=MatchmakingSucceeded,AcceptMatch&resource=arn:aws:gamelift:us-west-2:1:gamesessionqueue/q"},
+	}
+	for _, g := range good {
+		v, _ := url.ParseQuery(g.q)
+		if _, err := parseQuery(g.id, v); err != nil {
+			t.Errorf("%q %q: %v", g.id, g.q, err)
+		}
+	}
+	bad := []struct{ id, q string }{
+		{"-1", ""}, {"9223372036854775808", ""}, {"1e3", ""}, {" 1", ""}, {"", "after=1&after=2"},
+		{"", "type="}, {"", "type=a,,b"}, {"", "type=" + strings.Repeat("A", 65)}, {"", "resource=a%00b"}, {"", "x=1"},
+		{"", "type=" + strings.Repeat("A,", 50) + "B"},
+	}
+	for _, b := range bad {
+		v, _ := url.ParseQuery(b.q)
+		if _, err := parseQuery(b.id, v); err == nil {
+			t.Errorf("%q %q: accepted", b.id, b.q)
+		}
+	}
+}
+
+func FuzzParseQuery(f *testing.F) {
+	f.Add("", "")
+	f.Add("42", "type=PlacementFulfilled&resource=arn:q")
+	f.Add("", "after=7&type=A,B")
+	f.Add("99999999999999999999", "after=%ff")
+	f.Add("1", "resource=%00&x=y")
+	f.Fuzz(func(t *testing.T, lastID, rawQuery string) {
+		v, err := url.ParseQuery(rawQuery)
+		if err != nil {
+			return
+		}
+		q, err := parseQuery(lastID, v)
+		if err != nil {
+			if len(err.Error()) > 300 {
+				t.Errorf("message too long: %d", len(err.Error()))
+			}
+			return
+		}
+		if q.after < 0 || (!q.hasAfter && q.after != 0) {
+			t.Errorf("after %d (%v)", q.after, q.hasAfter)
+		}
+		for typ := range q.types {
+			if typ == "" || !isTypeName(typ) || len(typ) > maxTypeLen {
+				t.Errorf("type %q accepted", typ)
+			}
+		}
+		if len(q.types) > maxFilterValues || len(q.resources) > maxFilterValues {
+			t.Errorf("too many values accepted")
+		}
+		// A stream line must never be split by what is echoed or matched.
+		for r := range q.resources {
+			if strings.ContainsAny(r, "\r\n") {
+				t.Errorf("resource %q accepted", r)
+			}
+		}
+	})
+}
