@@ -179,7 +179,7 @@ func setMember(f reflect.Value, p *param, vals []string, e *paramError) error {
 		vals[i] = text
 	}
 	t := f.Type()
-	if t.Kind() != reflect.Slice || t.Elem().Kind() == reflect.Uint8 || (len(vals) == 1 && looksJSON(vals[0])) {
+	if t.Kind() != reflect.Slice || t.Elem().Kind() == reflect.Uint8 || (len(vals) == 1 && strings.HasPrefix(strings.TrimSpace(vals[0]), "[")) {
 		return setValue(f, p, vals[0], p.Member, e)
 	}
 	out := reflect.MakeSlice(t, len(vals), len(vals))
