@@ -41,6 +41,7 @@ func startGolden(t *testing.T) *goldenEnv {
 	env := apitest.Start(t, func(c *server.Config) { c.Now = func() time.Time { return frozen } })
 	n := newNormalizer()
 	n.base = frozen.Unix()
+	n.addrs = []string{strings.TrimPrefix(env.URL, "http://"), strings.TrimPrefix(env.Server.SDKEndpoint(), "ws://")}
 	return &goldenEnv{Env: env, norm: n}
 }
 
@@ -105,6 +106,7 @@ func compareGolden(t *testing.T, name, got string) {
 type normalizer struct {
 	uuids   map[string]string
 	secrets []string
+	addrs   []string // listener addresses, replaced by 127.0.0.1:PORT
 	base    int64 // the frozen clock's second: timestamps become 1767225600 + their offset from it
 }
 
@@ -117,6 +119,9 @@ func newNormalizer() *normalizer { return &normalizer{uuids: map[string]string{}
 func (n *normalizer) apply(s string) string {
 	for _, sec := range n.secrets {
 		s = strings.ReplaceAll(s, sec, strings.Repeat("x", len(sec)))
+	}
+	for _, a := range n.addrs {
+		s = strings.ReplaceAll(s, a, "127.0.0.1:PORT")
 	}
 	if n.base != 0 {
 		s = epochRE.ReplaceAllStringFunc(s, func(v string) string {
