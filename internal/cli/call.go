@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"strings"
 	"time"
 
@@ -41,10 +42,13 @@ func (e *serviceError) Error() string {
 	return fmt.Sprintf("An error occurred (%s) when calling the %s operation: %s", e.code, e.op, e.message)
 }
 
-// connectError is a request that got no answer (exit status 255).
-type connectError struct{ url string }
+// connectError is a request that got no usable answer (exit status 255).
+type connectError struct{ url, reason string }
 
 func (e *connectError) Error() string {
+	if e.reason != "" {
+		return fmt.Sprintf("Unreadable answer from %s: %s", e.url, e.reason)
+	}
 	return fmt.Sprintf("Could not connect to the endpoint URL: %q", e.url)
 }
 
@@ -76,6 +80,28 @@ func (t *target) call(ctx context.Context, op string, body []byte) ([]byte, erro
 		return nil, errorAnswer(op, resp.StatusCode, answer)
 	}
 	return answer, nil
+}
+
+// callOnce sends the input shape in as operation op and reads the answer
+// as the output shape type out.
+func (t *target) callOnce(ctx context.Context, op string, in any, out reflect.Type) (*object, error) {
+	body, err := encodeInput(in)
+	if err != nil {
+		return nil, err
+	}
+	answer, err := t.call(ctx, op, body)
+	if err != nil {
+		return nil, err
+	}
+	tree, err := readAnswer(answer, out)
+	if err != nil {
+		return nil, &connectError{url: t.endpoint, reason: err.Error()}
+	}
+	o, ok := tree.(*object)
+	if !ok {
+		return nil, &connectError{url: t.endpoint, reason: "the answer is not a JSON object"}
+	}
+	return o, nil
 }
 
 // errorAnswer reads an AWS JSON 1.1 error body: the exception name is

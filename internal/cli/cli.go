@@ -87,7 +87,7 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdout,
 // fail prints err to stderr the aws CLI's way and wraps it with code.
 func fail(stderr io.Writer, code int, err error) error {
 	var ue *usageError
-	if errors.As(err, &ue) {
+	if errors.As(err, &ue) && !ue.plain {
 		fmt.Fprintf(stderr, "anylift: error: %s\n", err)
 	} else {
 		fmt.Fprintf(stderr, "\n%s\n", err)
@@ -118,11 +118,19 @@ func invoke(ctx context.Context, c *command, in any, g *globals, getenv func(str
 	if err != nil {
 		return fail(stderr, ExitConfig, err)
 	}
-	body, err := encodeInput(in)
+	var tree any
+	var paged *pages
+	paginate, err := g.paginates(c, in)
 	if err != nil {
 		return fail(stderr, ExitUsage, err)
 	}
-	answer, err := t.call(ctx, c.Op, body)
+	if paginate {
+		if paged, err = t.callPages(ctx, c, in, g.paging); err == nil {
+			tree = paged.merged()
+		}
+	} else {
+		tree, err = t.callOnce(ctx, c.Op, in, reflect.TypeOf(c.Output()))
+	}
 	var se *serviceError
 	var ce *connectError
 	switch {
@@ -133,14 +141,13 @@ func invoke(ctx context.Context, c *command, in any, g *globals, getenv func(str
 	case err != nil:
 		return fail(stderr, ExitUsage, err)
 	}
-	tree, err := readAnswer(answer, reflect.TypeOf(c.Output()))
-	if err != nil {
-		return fail(stderr, ExitConnection, err)
-	}
 	switch output {
 	case "table":
 		return writeTable(stdout, c.Op, tree)
 	case "text":
+		if paged != nil {
+			return paged.writeText(stdout)
+		}
 		return writeText(stdout, tree)
 	}
 	return writeJSON(stdout, tree)

@@ -14,6 +14,7 @@ type command struct {
 	Input  func() any // new input shape (a pointer to a wire struct)
 	Output func() any // new output shape
 	Params []param    // the input's members, in model order
+	Pages  string     // for a paginated operation, the member listing results
 }
 
 // param is one member of an operation's input, offered as a flag.

@@ -705,6 +705,7 @@ var commands = map[string]*command{
 	"DescribeFleetAttributes": {
 		Name: "describe-fleet-attributes", Op: "DescribeFleetAttributes",
 		Doc:    "This API works with the following fleet types: EC2, Anywhere\n\nRetrieves core fleet-wide properties for fleets in an Amazon Web Services Region. Properties include the computing hardware and deployment configuration for instances in the fleet.\n\nYou can use this operation in the following ways:\n\n- To get attributes for specific fleets, provide a list of fleet IDs or fleet ARNs.\n\n- To get attributes for all fleets, do not provide a fleet identifier.\n\nWhen requesting attributes for multiple fleets, use the pagination parameters to retrieve results as a set of sequential pages.\n\nIf successful, a FleetAttributes object is returned for each fleet requested, unless the fleet identifier is not found.\n\nSome API operations limit the number of fleet IDs that allowed in one request. If a request exceeds this limit, the request fails and the error message contains the maximum allowed number.\n\nLearn more\n\nSetting up Amazon GameLift Servers fleets",
+		Pages:  "FleetAttributes",
 		Input:  func() any { return new(wire.DescribeFleetAttributesInput) },
 		Output: func() any { return new(wire.DescribeFleetAttributesOutput) },
 		Params: []param{
@@ -719,6 +720,7 @@ var commands = map[string]*command{
 	"DescribeFleetCapacity": {
 		Name: "describe-fleet-capacity", Op: "DescribeFleetCapacity",
 		Doc:    "This API works with the following fleet types: EC2, Container\n\nRetrieves the resource capacity settings for one or more fleets. For a container fleet, this operation also returns counts for game server container groups.\n\nWith multi-location fleets, this operation retrieves data for the fleet's home Region only. To retrieve capacity for remote locations, see https://docs.aws.amazon.com/gamelift/latest/apireference/API_DescribeFleetLocationCapacity.html.\n\nThis operation can be used in the following ways:\n\n- To get capacity data for one or more specific fleets, provide a list of fleet IDs or fleet ARNs.\n\n- To get capacity data for all fleets, do not provide a fleet identifier.\n\nWhen requesting multiple fleets, use the pagination parameters to retrieve results as a set of sequential pages.\n\nIf successful, a FleetCapacity object is returned for each requested fleet ID. Each FleetCapacity object includes a Location property, which is set to the fleet's home Region. Capacity values are returned only for fleets that currently exist.\n\nSome API operations may limit the number of fleet IDs that are allowed in one request. If a request exceeds this limit, the request fails and the error message includes the maximum allowed.\n\nLearn more\n\nSetting up Amazon GameLift Servers fleets\n\nGameLift metrics for fleets",
+		Pages:  "FleetCapacity",
 		Input:  func() any { return new(wire.DescribeFleetCapacityInput) },
 		Output: func() any { return new(wire.DescribeFleetCapacityOutput) },
 		Params: []param{
@@ -745,6 +747,7 @@ var commands = map[string]*command{
 	"DescribeFleetEvents": {
 		Name: "describe-fleet-events", Op: "DescribeFleetEvents",
 		Doc:    "This API works with the following fleet types: EC2, Anywhere, Container\n\nRetrieves entries from a fleet's event log. Fleet events are initiated by changes in status, such as during fleet creation and termination, changes in capacity, etc. If a fleet has multiple locations, events are also initiated by changes to status and capacity in remote locations.\n\nYou can specify a time range to limit the result set. Use the pagination parameters to retrieve results as a set of sequential pages.\n\nIf successful, a collection of event log entries matching the request are returned.\n\nLearn more\n\nSetting up Amazon GameLift Servers fleets",
+		Pages:  "Events",
 		Input:  func() any { return new(wire.DescribeFleetEventsInput) },
 		Output: func() any { return new(wire.DescribeFleetEventsOutput) },
 		Params: []param{
@@ -815,6 +818,7 @@ var commands = map[string]*command{
 	"DescribeFleetUtilization": {
 		Name: "describe-fleet-utilization", Op: "DescribeFleetUtilization",
 		Doc:    "This API works with the following fleet types: EC2, Container\n\nRetrieves utilization statistics for one or more fleets. Utilization data provides a snapshot of how the fleet's hosting resources are currently being used. For fleets with remote locations, this operation retrieves data for the fleet's home Region only. See DescribeFleetLocationUtilization to get utilization statistics for a fleet's remote locations.\n\nThis operation can be used in the following ways:\n\n- To get utilization data for one or more specific fleets, provide a list of fleet IDs or fleet ARNs.\n\n- To get utilization data for all fleets, do not provide a fleet identifier.\n\nWhen requesting multiple fleets, use the pagination parameters to retrieve results as a set of sequential pages.\n\nIf successful, a FleetUtilization object is returned for each requested fleet ID, unless the fleet identifier is not found. Each fleet utilization object includes a Location property, which is set to the fleet's home Region.\n\nSome API operations may limit the number of fleet IDs allowed in one request. If a request exceeds this limit, the request fails and the error message includes the maximum allowed.\n\nLearn more\n\nSetting up Amazon GameLift Servers Fleets\n\nGameLift Metrics for Fleets",
+		Pages:  "FleetUtilization",
 		Input:  func() any { return new(wire.DescribeFleetUtilizationInput) },
 		Output: func() any { return new(wire.DescribeFleetUtilizationOutput) },
 		Params: []param{
@@ -851,6 +855,7 @@ var commands = map[string]*command{
 	"DescribeGameServerInstances": {
 		Name: "describe-game-server-instances", Op: "DescribeGameServerInstances",
 		Doc:    "This API works with the following fleet types: EC2 (FleetIQ)\n\nRetrieves status information about the Amazon EC2 instances associated with a Amazon GameLift Servers FleetIQ game server group. Use this operation to detect when instances are active or not available to host new game servers.\n\nTo request status for all instances in the game server group, provide a game server group ID only. To request status for specific instances, provide the game server group ID and one or more instance IDs. Use the pagination parameters to retrieve results in sequential segments. If successful, a collection of GameServerInstance objects is returned.\n\nThis operation is not designed to be called with every game server claim request; this practice can cause you to exceed your API limit, which results in errors. Instead, as a best practice, cache the results and refresh your cache no more than once every 10 seconds.\n\nLearn more\n\nAmazon GameLift Servers FleetIQ Guide",
+		Pages:  "GameServerInstances",
 		Input:  func() any { return new(wire.DescribeGameServerInstancesInput) },
 		Output: func() any { return new(wire.DescribeGameServerInstancesOutput) },
 		Params: []param{
@@ -867,6 +872,7 @@ var commands = map[string]*command{
 	"DescribeGameSessionDetails": {
 		Name: "describe-game-session-details", Op: "DescribeGameSessionDetails",
 		Doc:    "This API works with the following fleet types: EC2, Anywhere, Container\n\nRetrieves additional game session properties, including the game session protection policy in force, a set of one or more game sessions in a specific fleet location. You can optionally filter the results by current game session status.\n\nThis operation can be used in the following ways:\n\n- To retrieve details for all game sessions that are currently running on all locations in a fleet, provide a fleet or alias ID, with an optional status filter. This approach returns details from the fleet's home Region and all remote locations.\n\n- To retrieve details for all game sessions that are currently running on a specific fleet location, provide a fleet or alias ID and a location name, with optional status filter. The location can be the fleet's home Region or any remote location.\n\n- To retrieve details for a specific game session, provide the game session ID. This approach looks for the game session ID in all fleets that reside in the Amazon Web Services Region defined in the request.\n\nUse the pagination parameters to retrieve results as a set of sequential pages.\n\nIf successful, a GameSessionDetail object is returned for each game session that matches the request.\n\nLearn more\n\nFind a game session\n\nAll APIs by task",
+		Pages:  "GameSessionDetails",
 		Input:  func() any { return new(wire.DescribeGameSessionDetailsInput) },
 		Output: func() any { return new(wire.DescribeGameSessionDetailsOutput) },
 		Params: []param{
@@ -899,6 +905,7 @@ var commands = map[string]*command{
 	"DescribeGameSessionQueues": {
 		Name: "describe-game-session-queues", Op: "DescribeGameSessionQueues",
 		Doc:    "This API works with the following fleet types: EC2, Anywhere, Container\n\nRetrieves the properties for one or more game session queues. When requesting multiple queues, use the pagination parameters to retrieve results as a set of sequential pages. When specifying a list of queues, objects are returned only for queues that currently exist in the Region.\n\nLearn more\n\nView Your Queues",
+		Pages:  "GameSessionQueues",
 		Input:  func() any { return new(wire.DescribeGameSessionQueuesInput) },
 		Output: func() any { return new(wire.DescribeGameSessionQueuesOutput) },
 		Params: []param{
@@ -913,6 +920,7 @@ var commands = map[string]*command{
 	"DescribeGameSessions": {
 		Name: "describe-game-sessions", Op: "DescribeGameSessions",
 		Doc:    "This API works with the following fleet types: EC2, Anywhere, Container\n\nRetrieves a set of one or more game sessions in a specific fleet location. You can optionally filter the results by current game session status.\n\nThis operation can be used in the following ways:\n\n- To retrieve all game sessions that are currently running on all locations in a fleet, provide a fleet or alias ID, with an optional status filter. This approach returns all game sessions in the fleet's home Region and all remote locations.\n\n- To retrieve all game sessions that are currently running on a specific fleet location, provide a fleet or alias ID and a location name, with optional status filter. The location can be the fleet's home Region or any remote location.\n\n- To retrieve a specific game session, provide the game session ID. This approach looks for the game session ID in all fleets that reside in the Amazon Web Services Region defined in the request.\n\nUse the pagination parameters to retrieve results as a set of sequential pages.\n\nIf successful, a GameSession object is returned for each game session that matches the request.\n\nThis operation is not designed to be continually called to track game session status. This practice can cause you to exceed your API limit, which results in errors. Instead, you must configure an Amazon Simple Notification Service (SNS) topic to receive notifications from FlexMatch or queues. Continuously polling with DescribeGameSessions should only be used for games in development with low game session usage.\n\nAvailable in Amazon GameLift Servers Local.\n\nLearn more\n\nFind a game session\n\nAll APIs by task",
+		Pages:  "GameSessions",
 		Input:  func() any { return new(wire.DescribeGameSessionsInput) },
 		Output: func() any { return new(wire.DescribeGameSessionsOutput) },
 		Params: []param{
@@ -935,6 +943,7 @@ var commands = map[string]*command{
 	"DescribeInstances": {
 		Name: "describe-instances", Op: "DescribeInstances",
 		Doc:    "This API works with the following fleet types:EC2, Container\n\nRetrieves information about the EC2 instances in an Amazon GameLift Servers managed fleet, including instance ID, connection data, and status. You can use this operation with a multi-location fleet to get location-specific instance information. As an alternative, use the operations https://docs.aws.amazon.com/gamelift/latest/apireference/API_ListCompute and https://docs.aws.amazon.com/gamelift/latest/apireference/API_DescribeCompute to retrieve information for compute resources, including EC2 and Anywhere fleets.\n\nYou can call this operation in the following ways:\n\n- To get information on all instances in a fleet's home Region, specify the fleet ID.\n\n- To get information on all instances in a fleet's remote location, specify the fleet ID and location name.\n\n- To get information on a specific instance in a fleet, specify the fleet ID and instance ID.\n\nUse the pagination parameters to retrieve results as a set of sequential pages.\n\nIf successful, this operation returns Instance objects for each requested instance, listed in no particular order. If you call this operation for an Anywhere fleet, you receive an InvalidRequestException.\n\nLearn more\n\nRemotely connect to fleet instances\n\nDebug fleet issues\n\nRelated actions\n\nAll APIs by task",
+		Pages:  "Instances",
 		Input:  func() any { return new(wire.DescribeInstancesInput) },
 		Output: func() any { return new(wire.DescribeInstancesOutput) },
 		Params: []param{
@@ -963,6 +972,7 @@ var commands = map[string]*command{
 	"DescribeMatchmakingConfigurations": {
 		Name: "describe-matchmaking-configurations", Op: "DescribeMatchmakingConfigurations",
 		Doc:    "This API works with the following fleet types: EC2, Anywhere, Container\n\nRetrieves the details of FlexMatch matchmaking configurations.\n\nThis operation offers the following options: (1) retrieve all matchmaking configurations, (2) retrieve configurations for a specified list, or (3) retrieve all configurations that use a specified rule set name. When requesting multiple items, use the pagination parameters to retrieve results as a set of sequential pages.\n\nIf successful, a configuration is returned for each requested name. When specifying a list of names, only configurations that currently exist are returned.\n\nLearn more\n\nSetting up FlexMatch matchmakers",
+		Pages:  "Configurations",
 		Input:  func() any { return new(wire.DescribeMatchmakingConfigurationsInput) },
 		Output: func() any { return new(wire.DescribeMatchmakingConfigurationsOutput) },
 		Params: []param{
@@ -979,6 +989,7 @@ var commands = map[string]*command{
 	"DescribeMatchmakingRuleSets": {
 		Name: "describe-matchmaking-rule-sets", Op: "DescribeMatchmakingRuleSets",
 		Doc:    "This API works with the following fleet types: EC2, Anywhere, Container\n\nRetrieves the details for FlexMatch matchmaking rule sets. You can request all existing rule sets for the Region, or provide a list of one or more rule set names. When requesting multiple items, use the pagination parameters to retrieve results as a set of sequential pages. If successful, a rule set is returned for each requested name.\n\nLearn more\n\n- Build a rule set",
+		Pages:  "RuleSets",
 		Input:  func() any { return new(wire.DescribeMatchmakingRuleSetsInput) },
 		Output: func() any { return new(wire.DescribeMatchmakingRuleSetsOutput) },
 		Params: []param{
@@ -993,6 +1004,7 @@ var commands = map[string]*command{
 	"DescribePlayerSessions": {
 		Name: "describe-player-sessions", Op: "DescribePlayerSessions",
 		Doc:    "This API works with the following fleet types: EC2, Anywhere, Container\n\nRetrieves properties for one or more player sessions.\n\nThis action can be used in the following ways:\n\n- To retrieve a specific player session, provide the player session ID only.\n\n- To retrieve all player sessions in a game session, provide the game session ID only.\n\n- To retrieve all player sessions for a specific player, provide a player ID only.\n\nTo request player sessions, specify either a player session ID, game session ID, or player ID. You can filter this request by player session status. If you provide a specific PlayerSessionId or PlayerId, Amazon GameLift Servers ignores the filter criteria. Use the pagination parameters to retrieve results as a set of sequential pages.\n\nIf successful, a PlayerSession object is returned for each session that matches the request.\n\nRelated actions\n\nAll APIs by task",
+		Pages:  "PlayerSessions",
 		Input:  func() any { return new(wire.DescribePlayerSessionsInput) },
 		Output: func() any { return new(wire.DescribePlayerSessionsOutput) },
 		Params: []param{
@@ -1023,6 +1035,7 @@ var commands = map[string]*command{
 	"DescribeScalingPolicies": {
 		Name: "describe-scaling-policies", Op: "DescribeScalingPolicies",
 		Doc:    "This API works with the following fleet types: EC2\n\nRetrieves all scaling policies applied to a fleet.\n\nTo get a fleet's scaling policies, specify the fleet ID. You can filter this request by policy status, such as to retrieve only active scaling policies. Use the pagination parameters to retrieve results as a set of sequential pages. If successful, set of ScalingPolicy objects is returned for the fleet.\n\nA fleet may have all of its scaling policies suspended. This operation does not affect the status of the scaling policies, which remains ACTIVE.",
+		Pages:  "ScalingPolicies",
 		Input:  func() any { return new(wire.DescribeScalingPoliciesInput) },
 		Output: func() any { return new(wire.DescribeScalingPoliciesOutput) },
 		Params: []param{
@@ -1126,6 +1139,7 @@ var commands = map[string]*command{
 	"ListAliases": {
 		Name: "list-aliases", Op: "ListAliases",
 		Doc:    "This API works with the following fleet types: EC2, Anywhere, Container\n\nRetrieves all aliases for this Amazon Web Services account. You can filter the result set by alias name and/or routing strategy type. Use the pagination parameters to retrieve results in sequential pages.\n\nReturned aliases are not listed in any particular order.\n\nRelated actions\n\nAll APIs by task",
+		Pages:  "Aliases",
 		Input:  func() any { return new(wire.ListAliasesInput) },
 		Output: func() any { return new(wire.ListAliasesOutput) },
 		Params: []param{
@@ -1142,6 +1156,7 @@ var commands = map[string]*command{
 	"ListBuilds": {
 		Name: "list-builds", Op: "ListBuilds",
 		Doc:    "This API works with the following fleet types: EC2\n\nRetrieves build resources for all builds associated with the Amazon Web Services account in use. You can limit results to builds that are in a specific status by using the Status parameter. Use the pagination parameters to retrieve results in\n\nBuild resources are not listed in any particular order.\n\nLearn more\n\nUpload a Custom Server Build\n\nAll APIs by task",
+		Pages:  "Builds",
 		Input:  func() any { return new(wire.ListBuildsInput) },
 		Output: func() any { return new(wire.ListBuildsOutput) },
 		Params: []param{
@@ -1156,6 +1171,7 @@ var commands = map[string]*command{
 	"ListCompute": {
 		Name: "list-compute", Op: "ListCompute",
 		Doc:    "This API works with the following fleet types: EC2, Anywhere, Container\n\nRetrieves information on the compute resources in an Amazon GameLift Servers fleet. Use the pagination parameters to retrieve results in a set of sequential pages.\n\nRequest options\n\n- Retrieve a list of all computes in a fleet. Specify a fleet ID.\n\n- Retrieve a list of all computes in a specific fleet location. Specify a fleet ID and location.\n\nResults\n\nIf successful, this operation returns information on a set of computes. Depending on the type of fleet, the result includes the following information:\n\n- For a managed EC2 fleet (compute type EC2), this operation returns information about the EC2 instance. Compute names are EC2 instance IDs.\n\n- For an Anywhere fleet (compute type ANYWHERE), this operation returns compute names and details from when the compute was registered with RegisterCompute. This includes GameLiftServiceSdkEndpoint or GameLiftAgentEndpoint.",
+		Pages:  "ComputeList",
 		Input:  func() any { return new(wire.ListComputeInput) },
 		Output: func() any { return new(wire.ListComputeOutput) },
 		Params: []param{
@@ -1176,6 +1192,7 @@ var commands = map[string]*command{
 	"ListContainerFleets": {
 		Name: "list-container-fleets", Op: "ListContainerFleets",
 		Doc:    "This API works with the following fleet types: Container\n\nRetrieves a collection of container fleet resources in an Amazon Web Services Region. For fleets that have multiple locations, this operation retrieves fleets based on their home Region only.\n\nRequest options\n\n- Get a list of all fleets. Call this operation without specifying a container group definition.\n\n- Get a list of fleets filtered by container group definition. Provide the container group definition name or ARN value.\n\n- To get a list of all Amazon GameLift Servers Realtime fleets with a specific configuration script, provide the script ID.\n\nUse the pagination parameters to retrieve results as a set of sequential pages.\n\nIf successful, this operation returns a collection of container fleets that match the request parameters. A NextToken value is also returned if there are more result pages to retrieve.\n\nFleet IDs are returned in no particular order.",
+		Pages:  "ContainerFleets",
 		Input:  func() any { return new(wire.ListContainerFleetsInput) },
 		Output: func() any { return new(wire.ListContainerFleetsOutput) },
 		Params: []param{
@@ -1190,6 +1207,7 @@ var commands = map[string]*command{
 	"ListContainerGroupDefinitionVersions": {
 		Name: "list-container-group-definition-versions", Op: "ListContainerGroupDefinitionVersions",
 		Doc:    "This API works with the following fleet types: Container\n\nRetrieves all versions of a container group definition. Use the pagination parameters to retrieve results in a set of sequential pages.\n\nRequest options:\n\n- Get all versions of a specified container group definition. Specify the container group definition name or ARN value. (If the ARN value has a version number, it's ignored.)\n\nResults:\n\nIf successful, this operation returns the complete properties of a set of container group definition versions that match the request.\n\nThis operation returns the list of container group definitions in descending version order (latest first).\n\nLearn more\n\n- Manage a container group definition",
+		Pages:  "ContainerGroupDefinitions",
 		Input:  func() any { return new(wire.ListContainerGroupDefinitionVersionsInput) },
 		Output: func() any { return new(wire.ListContainerGroupDefinitionVersionsOutput) },
 		Params: []param{
@@ -1204,6 +1222,7 @@ var commands = map[string]*command{
 	"ListContainerGroupDefinitions": {
 		Name: "list-container-group-definitions", Op: "ListContainerGroupDefinitions",
 		Doc:    "This API works with the following fleet types: Container\n\nRetrieves container group definitions for the Amazon Web Services account and Amazon Web Services Region. Use the pagination parameters to retrieve results in a set of sequential pages.\n\nThis operation returns only the latest version of each definition. To retrieve all versions of a container group definition, use ListContainerGroupDefinitionVersions.\n\nRequest options:\n\n- Retrieve the most recent versions of all container group definitions.\n\n- Retrieve the most recent versions of all container group definitions, filtered by type. Specify the container group type to filter on.\n\nResults:\n\nIf successful, this operation returns the complete properties of a set of container group definition versions that match the request.\n\nThis operation returns the list of container group definitions in no particular order.",
+		Pages:  "ContainerGroupDefinitions",
 		Input:  func() any { return new(wire.ListContainerGroupDefinitionsInput) },
 		Output: func() any { return new(wire.ListContainerGroupDefinitionsOutput) },
 		Params: []param{
@@ -1218,6 +1237,7 @@ var commands = map[string]*command{
 	"ListFleetDeployments": {
 		Name: "list-fleet-deployments", Op: "ListFleetDeployments",
 		Doc:    "This API works with the following fleet types: Container\n\nRetrieves a collection of container fleet deployments in an Amazon Web Services Region. Use the pagination parameters to retrieve results as a set of sequential pages.\n\nRequest options\n\n- Get a list of all deployments. Call this operation without specifying a fleet ID.\n\n- Get a list of all deployments for a fleet. Specify the container fleet ID or ARN value.\n\nResults\n\nIf successful, this operation returns a list of deployments that match the request parameters. A NextToken value is also returned if there are more result pages to retrieve.\n\nDeployments are returned starting with the latest.",
+		Pages:  "FleetDeployments",
 		Input:  func() any { return new(wire.ListFleetDeploymentsInput) },
 		Output: func() any { return new(wire.ListFleetDeploymentsOutput) },
 		Params: []param{
@@ -1232,6 +1252,7 @@ var commands = map[string]*command{
 	"ListFleets": {
 		Name: "list-fleets", Op: "ListFleets",
 		Doc:    "This API works with the following fleet types: EC2, Anywhere, Container\n\nRetrieves a collection of fleet resources in an Amazon Web Services Region. You can filter the result set to find only those fleets that are deployed with a specific build or script. For fleets that have multiple locations, this operation retrieves fleets based on their home Region only.\n\nYou can use operation in the following ways:\n\n- To get a list of all fleets in a Region, don't provide a build or script identifier.\n\n- To get a list of all fleets where a specific game build is deployed, provide the build ID.\n\n- To get a list of all Amazon GameLift Servers Realtime fleets with a specific configuration script, provide the script ID.\n\nUse the pagination parameters to retrieve results as a set of sequential pages.\n\nIf successful, this operation returns a list of fleet IDs that match the request parameters. A NextToken value is also returned if there are more result pages to retrieve.\n\nFleet IDs are returned in no particular order.",
+		Pages:  "FleetIds",
 		Input:  func() any { return new(wire.ListFleetsInput) },
 		Output: func() any { return new(wire.ListFleetsOutput) },
 		Params: []param{
@@ -1248,6 +1269,7 @@ var commands = map[string]*command{
 	"ListGameServerGroups": {
 		Name: "list-game-server-groups", Op: "ListGameServerGroups",
 		Doc:    "This API works with the following fleet types: EC2 (FleetIQ)\n\nLists a game server groups.",
+		Pages:  "GameServerGroups",
 		Input:  func() any { return new(wire.ListGameServerGroupsInput) },
 		Output: func() any { return new(wire.ListGameServerGroupsOutput) },
 		Params: []param{
@@ -1260,6 +1282,7 @@ var commands = map[string]*command{
 	"ListGameServers": {
 		Name: "list-game-servers", Op: "ListGameServers",
 		Doc:    "This API works with the following fleet types: EC2 (FleetIQ)\n\nRetrieves information on all game servers that are currently active in a specified game server group. You can opt to sort the list by game server age. Use the pagination parameters to retrieve results in a set of sequential segments.\n\nLearn more\n\nAmazon GameLift Servers FleetIQ Guide",
+		Pages:  "GameServers",
 		Input:  func() any { return new(wire.ListGameServersInput) },
 		Output: func() any { return new(wire.ListGameServersOutput) },
 		Params: []param{
@@ -1276,6 +1299,7 @@ var commands = map[string]*command{
 	"ListLocations": {
 		Name: "list-locations", Op: "ListLocations",
 		Doc:    "This API works with the following fleet types: EC2, Anywhere, Container\n\nLists all custom and Amazon Web Services locations where Amazon GameLift Servers can host game servers. This operation also returns UDP ping beacon information for locations, which you can use to measure network latency between player devices and potential hosting locations.\n\nLearn more\n\nService locations",
+		Pages:  "Locations",
 		Input:  func() any { return new(wire.ListLocationsInput) },
 		Output: func() any { return new(wire.ListLocationsOutput) },
 		Params: []param{
@@ -1290,6 +1314,7 @@ var commands = map[string]*command{
 	"ListScripts": {
 		Name: "list-scripts", Op: "ListScripts",
 		Doc:    "This API works with the following fleet types: EC2\n\nRetrieves script records for all Realtime scripts that are associated with the Amazon Web Services account in use.\n\nLearn more\n\nAmazon GameLift Servers Amazon GameLift Servers Realtime\n\nRelated actions\n\nAll APIs by task",
+		Pages:  "Scripts",
 		Input:  func() any { return new(wire.ListScriptsInput) },
 		Output: func() any { return new(wire.ListScriptsOutput) },
 		Params: []param{
@@ -1410,6 +1435,7 @@ var commands = map[string]*command{
 	"SearchGameSessions": {
 		Name: "search-game-sessions", Op: "SearchGameSessions",
 		Doc:    "This API works with the following fleet types: EC2, Anywhere, Container\n\nRetrieves all active game sessions that match a set of search criteria and sorts them into a specified order.\n\nThis operation is not designed to continually track game session status because that practice can cause you to exceed your API limit and generate errors. Instead, configure an Amazon Simple Notification Service (Amazon SNS) topic to receive notifications from a matchmaker or a game session placement queue.\n\nWhen searching for game sessions, you specify exactly where you want to search and provide a search filter expression, a sort expression, or both. A search request can search only one fleet, but it can search all of a fleet's locations.\n\nThis operation can be used in the following ways:\n\n- To search all game sessions that are currently running on all locations in a fleet, provide a fleet or alias ID. This approach returns game sessions in the fleet's home Region and all remote locations that fit the search criteria.\n\n- To search all game sessions that are currently running on a specific fleet location, provide a fleet or alias ID and a location name. For location, you can specify a fleet's home Region or any remote location.\n\nUse the pagination parameters to retrieve results as a set of sequential pages.\n\nIf successful, a GameSession object is returned for each game session that matches the request. Search finds game sessions that are in ACTIVE status only. To retrieve information on game sessions in other statuses, use DescribeGameSessions.\n\nTo set search and sort criteria, create a filter expression using the following game session attributes. For game session search examples, see the Examples section of this topic.\n\n- gameSessionId -- An identifier for the game session that is unique across all regions. You must use the full ARN value.\n\n- gameSessionName -- Name assigned to a game session. Game session names do not need to be unique to a game session.\n\n- gameSessionProperties -- A set of key-value pairs that can store custom data in a game session. For example: {\"Key\": \"difficulty\", \"Value\": \"novice\"}. The filter expression must specify the https://docs.aws.amazon.com/gamelift/latest/apireference/API_GameProperty -- a Key and a string Value to search for the game sessions.\n\nFor example, to search for the above key-value pair, specify the following search filter: gameSessionProperties.difficulty = \"novice\". All game property values are searched as strings.\n\nFor examples of searching game sessions, see the ones below, and also see Search game sessions by game property.\n\n- Avoid using periods (\".\") in property keys if you plan to search for game sessions by properties. Property keys containing periods cannot be searched and will be filtered out from search results due to search index limitations.\n\n- If you use SearchGameSessions API, there is a limit of 500 game property keys across all game sessions and all fleets per region. If the limit is exceeded, there will potentially be game session entries missing from SearchGameSessions API results.\n\n- maximumSessions -- Maximum number of player sessions allowed for a game session.\n\n- creationTimeMillis -- Value indicating when a game session was created. It is expressed in Unix time as milliseconds.\n\n- playerSessionCount -- Number of players currently connected to a game session. This value changes rapidly as players join the session or drop out.\n\n- hasAvailablePlayerSessions -- Boolean value indicating whether a game session has reached its maximum number of players. It is highly recommended that all search requests include this filter attribute to optimize search performance and return only sessions that players can join.\n\nReturned values for playerSessionCount and hasAvailablePlayerSessions change quickly as players join sessions and others drop out. Results should be considered a snapshot in time. Be sure to refresh search results often, and handle sessions that fill up before a player can join.\n\nAll APIs by task",
+		Pages:  "GameSessions",
 		Input:  func() any { return new(wire.SearchGameSessionsInput) },
 		Output: func() any { return new(wire.SearchGameSessionsOutput) },
 		Params: []param{

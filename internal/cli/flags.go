@@ -4,16 +4,20 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 )
 
 // usageError is a command line that cannot be read: an unknown flag, a
 // missing value or a missing required flag (the aws CLI's exit status 252).
-type usageError struct{ msg string }
+type usageError struct {
+	msg   string
+	plain bool // printed bare, as the aws CLI prints pagination errors
+}
 
 func (e *usageError) Error() string { return e.msg }
 
-func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+func usagef(format string, args ...any) error { return &usageError{msg: fmt.Sprintf(format, args...)} }
 
 // globals are the options that apply to every operation.
 type globals struct {
@@ -21,15 +25,25 @@ type globals struct {
 	output                                               string
 	cliInputJSON                                         string
 	help                                                 bool
+	pageText                                             map[string]string // --starting-token, --page-size, --max-items as given
+	paging                                               paging
 }
 
 // globalFlags maps each global flag to where its value goes.
 func (g *globals) flags() map[string]*string {
-	return map[string]*string{
+	if g.pageText == nil {
+		g.pageText = map[string]string{}
+	}
+	m := map[string]*string{
 		"endpoint-url": &g.endpoint, "region": &g.region, "output": &g.output,
 		"access-key": &g.accessKey, "secret-key": &g.secretKey, "session-token": &g.sessionToken,
 		"cli-input-json": &g.cliInputJSON,
 	}
+	for _, f := range pageFlags {
+		v := g.pageText[f]
+		m[f] = &v
+	}
+	return m
 }
 
 // parseGlobal reads a global flag at args[i], if it is one, and returns how
@@ -39,23 +53,31 @@ func (g *globals) parseGlobal(args []string, i int) (int, error) {
 	if !strings.HasPrefix(args[i], "--") {
 		return 0, nil
 	}
-	if name == "help" {
+	switch name {
+	case "help":
 		g.help = true
 		return 1, nil
+	case "no-paginate":
+		g.paging.off = true
+		return 1, nil
 	}
-	dst, ok := g.flags()[name]
+	flags := g.flags()
+	dst, ok := flags[name]
 	if !ok {
 		return 0, nil
 	}
-	if hasVal {
-		*dst = val
-		return 1, nil
+	n := 1
+	if !hasVal {
+		if i+1 >= len(args) || strings.HasPrefix(args[i+1], "--") {
+			return 0, usagef("argument --%s: expected one argument", name)
+		}
+		val, n = args[i+1], 2
 	}
-	if i+1 >= len(args) || strings.HasPrefix(args[i+1], "--") {
-		return 0, usagef("argument --%s: expected one argument", name)
+	*dst = val
+	if slices.Contains(pageFlags, name) {
+		g.pageText[name] = val
 	}
-	*dst = args[i+1]
-	return 2, nil
+	return n, nil
 }
 
 // parseCommand reads the arguments after the operation name into the
@@ -91,6 +113,9 @@ func parseCommand(c *command, args []string, g *globals) (any, error) {
 	}
 	if g.help {
 		return nil, nil
+	}
+	if err := g.setPaging(c); err != nil {
+		return nil, err
 	}
 	return buildInput(c, g, values, order, byFlag)
 }

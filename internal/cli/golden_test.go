@@ -188,8 +188,24 @@ func TestGolden(t *testing.T) {
 	e.golden(t, "error-param-type", cli.ExitUsage, "create-game-session", "--fleet-id", fleet,
 		"--maximum-player-session-count", "four", "--game-properties", `{"Key":1}`)
 	e.golden(t, "error-unknown-operation", cli.ExitUsage, "create-gme-session")
+	testPaging(t, e)
 	e.run(t, "create-location", "--location-name", "custom-unused")
 	e.golden(t, "delete-location-empty-answer", 0, "delete-location", "--location-name", "custom-unused")
+}
+
+// testPaging pins the aws CLI's paging over ListLocations: pages of one,
+// --max-items with its resume token, and --starting-token from it.
+func testPaging(t *testing.T, e *goldenEnv) {
+	t.Helper()
+	for _, name := range []string{"custom-page-a", "custom-page-b", "custom-page-c"} {
+		e.run(t, "create-location", "--location-name", name)
+	}
+	e.golden(t, "paging-all", 0, "list-locations", "--filters", "CUSTOM", "--page-size", "1")
+	out := e.golden(t, "paging-max-items", 0, "list-locations", "--page-size", "2", "--max-items", "3")
+	e.golden(t, "paging-max-items.text", 0, "list-locations", "--page-size", "2", "--max-items", "3", "--output", "text")
+	e.golden(t, "paging-starting-token", 0, "list-locations", "--page-size", "2", "--starting-token", jsonField(t, out, "NextToken"))
+	e.golden(t, "paging-own-limit", 0, "list-locations", "--limit", "1")
+	e.golden(t, "paging-refused", cli.ExitUsage, "list-locations", "--limit", "1", "--max-items", "2")
 }
 
 // waitActive waits, through the CLI, until the process has activated the
@@ -259,4 +275,5 @@ func TestGoldenHelp(t *testing.T) {
 	e.golden(t, "help-usage", 0, "--help")
 	e.golden(t, "help-create-game-session", 0, "create-game-session", "--help")
 	e.golden(t, "help-create-fleet", 0, "create-fleet", "help")
+	e.golden(t, "help-describe-game-sessions", 0, "describe-game-sessions", "--help")
 }

@@ -18,6 +18,7 @@ const globalHelp = `Global options (before or after the operation):
   --output FORMAT      json (default), table or text (ANYLIFT_OUTPUT,
                        AWS_DEFAULT_OUTPUT)
   --cli-input-json J   the whole input as JSON (or file://path); flags override
+  --no-paginate        one call only, for an operation that pages
   --help               this help, or an operation's flags
 `
 
@@ -59,6 +60,9 @@ func writeCommandHelp(w io.Writer, c *command) error {
 			fmt.Fprintf(&b, "        [--%s <value>]\n", p.Flag)
 		}
 	}
+	if c.Pages != "" {
+		b.WriteString("        [--starting-token <value>]\n        [--page-size <value>]\n        [--max-items <value>]\n")
+	}
 	b.WriteString("\nOPTIONS\n")
 	in := reflect.TypeOf(c.Input()).Elem()
 	for _, p := range c.Params {
@@ -82,10 +86,26 @@ func writeCommandHelp(w io.Writer, c *command) error {
 		}
 		b.WriteString("\n")
 	}
+	if c.Pages != "" {
+		fmt.Fprintf(&b, pagingHelp, c.Op, c.Pages)
+	}
 	b.WriteString(globalHelp)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+const pagingHelp = `    --starting-token (string)
+        Where to start: a NextToken printed by an earlier call.
+
+    --page-size (integer)
+        How many results each call to the service asks for. %[1]s is
+        called page after page until every result (%[2]s) is in.
+
+    --max-items (integer)
+        The most results to print; when there are more, NextToken says where
+        to go on (pass it as --starting-token).
+
+`
 
 // shorthandHint is the shorthand form of a structure, map, or list of
 // them or of scalars: "Key=string,Value=string ...".

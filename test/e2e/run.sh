@@ -198,6 +198,9 @@ if [ -n "$fleet_id" ]; then
   same "describe-game-sessions (table)" -- describe-game-sessions --fleet-id "$fleet_id" --output table
   same "search-game-sessions" -- search-game-sessions --fleet-id "$fleet_id" \
     --filter-expression "gameSessionProperties.mode = 'ctf'" --sort-expression "creationTimeMillis DESC"
+  same "describe-game-sessions (pages of 2, at most 5, text)" -- describe-game-sessions --fleet-id "$fleet_id" \
+    --page-size 2 --max-items 5 --output text
+  same "search-game-sessions (pages of 1, at most 2)" -- search-game-sessions --fleet-id "$fleet_id" --page-size 1 --max-items 2
   same "describe-fleet-utilization" -- describe-fleet-utilization --fleet-ids "$fleet_id"
   same "describe-fleet-capacity (bad id)" -- describe-fleet-capacity --fleet-ids "no such fleet"
 fi

@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"html"
+	"log"
 	"regexp"
 	"sort"
 	"strings"
@@ -38,6 +40,9 @@ func (g *generator) cli() []byte {
 
 func (g *generator) cliCommand(b *bytes.Buffer, name string, op operation) {
 	fmt.Fprintf(b, "\t%q: {\n\t\tName: %q, Op: %q,\n\t\tDoc: %q,\n", name, xformName(name, "-"), name, plainText(op.Documentation))
+	if key := g.pages[name]; key != "" {
+		fmt.Fprintf(b, "\t\tPages: %q,\n", key)
+	}
 	fmt.Fprintf(b, "\t\tInput: func() any { return new(%s) },\n", g.shapeRef(op.Input))
 	fmt.Fprintf(b, "\t\tOutput: func() any { return new(%s) },\n", g.shapeRef(op.Output))
 	if op.Input != nil {
@@ -75,6 +80,33 @@ func flagName(op, mn string) string {
 		}
 	}
 	return xformName(mn, "-")
+}
+
+// readPaginators reads botocore's paginator configuration: for each
+// paginated operation, its result key. Every GameLift paginator pages
+// with NextToken in and out and Limit as the page size; one that does not
+// stops the generator, since the CLI would page it wrongly.
+func readPaginators(path string) map[string]string {
+	var cfg struct {
+		Pagination map[string]struct {
+			InputToken  any    `json:"input_token"`
+			OutputToken any    `json:"output_token"`
+			LimitKey    string `json:"limit_key"`
+			ResultKey   any    `json:"result_key"`
+		} `json:"pagination"`
+	}
+	if err := json.Unmarshal(readModel(path), &cfg); err != nil {
+		log.Fatalf("%s: %v", path, err)
+	}
+	out := map[string]string{}
+	for op, p := range cfg.Pagination {
+		key, ok := p.ResultKey.(string)
+		if p.InputToken != "NextToken" || p.OutputToken != "NextToken" || p.LimitKey != "Limit" || !ok {
+			log.Fatalf("%s: paginator of %s is not NextToken/Limit with one result key", path, op)
+		}
+		out[op] = key
+	}
+	return out
 }
 
 func (g *generator) shapeRef(m *member) string {

@@ -81,6 +81,7 @@ func main() {
 	order := readOrder(raw)
 	g := &generator{m: m, order: order}
 	if *cliOut != "" {
+		g.pages = readPaginators(filepath.Join(filepath.Dir(*modelPath), "paginators-1.json"))
 		g.write(filepath.Join(*cliOut, "commands_gen.go"), g.cli())
 		return
 	}
@@ -150,6 +151,7 @@ func readOrder(raw []byte) memberOrder {
 }
 
 type generator struct {
+	pages map[string]string // paginated operation → its result key
 	m     model
 	order memberOrder
 	res   []string // compiled patterns, by index
