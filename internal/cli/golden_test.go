@@ -107,7 +107,7 @@ type normalizer struct {
 	uuids   map[string]string
 	secrets []string
 	addrs   []string // listener addresses, replaced by 127.0.0.1:PORT
-	base    int64 // the frozen clock's second: timestamps become 1767225600 + their offset from it
+	base    int64    // the frozen clock's second: timestamps become 1767225600 + their offset from it
 }
 
 var epochRE = regexp.MustCompile(`\b1[0-9]{9}\b`)

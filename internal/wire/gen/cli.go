@@ -154,7 +154,7 @@ var (
 // text separated by blank lines; list items start with "- ".
 func plainText(doc string) string {
 	doc = liRE.ReplaceAllString(doc, "\n\n- ")
-	doc = strings.NewReplacer( "</p>", "\n\n", "<p>", "\n\n", "<br/>", "\n\n", "<br>", "\n\n").Replace(doc)
+	doc = strings.NewReplacer("</p>", "\n\n", "<p>", "\n\n", "<br/>", "\n\n", "<br>", "\n\n").Replace(doc)
 	doc = tagRE.ReplaceAllString(doc, "")
 	var paras []string
 	for _, p := range strings.Split(doc, "\n\n") {
