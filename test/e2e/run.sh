@@ -157,6 +157,54 @@ if [ -n "$fleet_id" ]; then
   cli_error "describe-fleet-capacity (bad id)" InvalidRequestException -- describe-fleet-capacity --fleet-ids "no such fleet"
 fi
 
+# same NAME -- ARGS...: "anylift ARGS" and "aws gamelift ARGS" print the
+# same stdout and stderr; anylift exits 254 where aws (version 1) exits 255.
+same() {
+  local name=$1
+  shift 2
+  local arc=0 lrc=0
+  aws --endpoint-url "$endpoint" gamelift "$@" >"$tmp/aws.out" 2>"$tmp/aws.err" || arc=$?
+  "$tmp/anylift" --endpoint-url "$endpoint" "$@" >"$tmp/anylift.out" 2>"$tmp/anylift.err" || lrc=$?
+  if [ "$arc" -eq 255 ] && [ "$lrc" -eq 254 ]; then lrc=255; fi
+  if [ "$arc" -eq "$lrc" ] && cmp -s "$tmp/aws.out" "$tmp/anylift.out" && cmp -s "$tmp/aws.err" "$tmp/anylift.err"; then
+    ok "anylift $name = aws"
+  else
+    fail "anylift $name (status $lrc) differs from aws (status $arc): $(diff "$tmp/aws.out" "$tmp/anylift.out"; diff "$tmp/aws.err" "$tmp/anylift.err")"
+  fi
+}
+
+echo "== anylift CLI against the aws CLI"
+same "list-locations" -- list-locations
+same "list-locations (table)" -- list-locations --output table
+same "create-location (duplicate)" -- create-location --location-name custom-e2e
+same "delete-location (missing)" -- delete-location --location-name custom-missing
+if "$tmp/anylift" --endpoint-url "$endpoint" create-location --location-name custom-cli --tags Key=made-by,Value=anylift >/dev/null; then
+  cli "anylift create-location, seen by aws" "custom-cli" -- list-locations --filters CUSTOM
+  same "list-tags-for-resource (of anylift's location)" -- list-tags-for-resource \
+    --resource-arn "arn:aws:gamelift:us-west-2:000000000000:location/custom-cli"
+  out=$("$tmp/anylift" --endpoint-url "$endpoint" delete-location --location-name custom-cli 2>&1) && rc=0 || rc=$?
+  if [ "$rc" -eq 0 ] && [ -z "$out" ]; then ok "anylift delete-location (no output, as aws)"; else fail "anylift delete-location: status $rc: $out"; fi
+  same "delete-location (deleted by anylift)" -- delete-location --location-name custom-cli
+else
+  fail "anylift create-location"
+fi
+if [ -n "$fleet_id" ]; then
+  same "describe-fleet-attributes" -- describe-fleet-attributes --fleet-ids "$fleet_id"
+  same "describe-fleet-attributes (table)" -- describe-fleet-attributes --fleet-ids "$fleet_id" --output table
+  same "describe-fleet-attributes (text)" -- describe-fleet-attributes --fleet-ids "$fleet_id" --output text
+  same "list-compute" -- list-compute --fleet-id "$fleet_id"
+  same "describe-runtime-configuration" -- describe-runtime-configuration --fleet-id "$fleet_id"
+  same "describe-game-sessions" -- describe-game-sessions --fleet-id "$fleet_id"
+  same "describe-game-sessions (table)" -- describe-game-sessions --fleet-id "$fleet_id" --output table
+  same "search-game-sessions" -- search-game-sessions --fleet-id "$fleet_id" \
+    --filter-expression "gameSessionProperties.mode = 'ctf'" --sort-expression "creationTimeMillis DESC"
+  same "describe-game-sessions (pages of 2, at most 5, text)" -- describe-game-sessions --fleet-id "$fleet_id" \
+    --page-size 2 --max-items 5 --output text
+  same "search-game-sessions (pages of 1, at most 2)" -- search-game-sessions --fleet-id "$fleet_id" --page-size 1 --max-items 2
+  same "describe-fleet-utilization" -- describe-fleet-utilization --fleet-ids "$fleet_id"
+  same "describe-fleet-capacity (bad id)" -- describe-fleet-capacity --fleet-ids "no such fleet"
+fi
+
 echo "== boto3: cleanup"
 py cleanup
 
