@@ -214,6 +214,7 @@ func storeName(cfg Config) string {
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", s.healthz)
+	mux.HandleFunc("POST "+api.AgentReportPath, s.api.ServeAgentReport)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if api.Match(r) {
 			s.api.ServeHTTP(w, r)
