@@ -60,9 +60,10 @@ type Config struct {
 
 	HTTPClient *http.Client
 	Log        *slog.Logger
-	// Now and After are the clock; time.Now and time.After when nil.
-	Now   func() time.Time
-	After func(time.Duration) <-chan time.Time
+	// Now and Wake are the clock: Wake's channel receives once Now has
+	// reached at. time.Now and a timer when nil.
+	Now  func() time.Time
+	Wake func(at time.Time) <-chan time.Time
 	// Observe, when set, hears every Event, from the agent's loop.
 	Observe func(Event)
 }
@@ -72,6 +73,7 @@ type Event struct {
 	Kind   string // see the Ev* constants
 	PID    string // the server process id, when about a process
 	Detail string
+	OSPID  int           // the operating system's process id, for EvLaunched
 	Delay  time.Duration // for EvBackoff
 }
 
@@ -129,8 +131,8 @@ func (c *Config) defaults() error {
 	if c.Now == nil {
 		c.Now = time.Now
 	}
-	if c.After == nil {
-		c.After = time.After
+	if c.Wake == nil {
+		c.Wake = func(at time.Time) <-chan time.Time { return time.After(time.Until(at)) }
 	}
 	return nil
 }
@@ -208,13 +210,13 @@ func (a *Agent) loop(ctx context.Context) error {
 		if a.fatal != nil {
 			return a.fatal
 		}
-		wait := a.nextWake(now)
+		wake := a.nextWake(now)
 		select {
 		case <-ctx.Done():
 			return nil
 		case ex := <-a.exits:
 			a.exited(ctx, ex)
-		case <-a.cfg.After(wait):
+		case <-a.cfg.Wake(wake):
 		}
 	}
 }
@@ -229,16 +231,16 @@ func (a *Agent) tick(ctx context.Context, now time.Time) {
 			a.refreshToken(ctx, now)
 		}
 	}
-	a.reports.flush(ctx, a, now)
 	a.killOverdue(now)
 	if a.token != "" && a.fatal == nil {
 		a.launchDue(ctx, now)
 	}
+	a.reports.flush(ctx, a, now) // last: launches may have added reports
 }
 
-// nextWake is how long to wait for the next deadline after now (at least
-// a millisecond, so that nothing spins).
-func (a *Agent) nextWake(now time.Time) time.Duration {
+// nextWake is the next deadline after now (at least a millisecond later,
+// so that nothing spins).
+func (a *Agent) nextWake(now time.Time) time.Time {
 	next := a.nextPoll
 	earlier := func(t time.Time) {
 		if !t.IsZero() && t.Before(next) {
@@ -256,11 +258,10 @@ func (a *Agent) nextWake(now time.Time) time.Duration {
 			earlier(s.proc.killAt)
 		}
 	}
-	d := next.Sub(now)
-	if d < time.Millisecond {
-		d = time.Millisecond
+	if next.Before(now.Add(time.Millisecond)) {
+		next = now.Add(time.Millisecond)
 	}
-	return d
+	return next
 }
 
 // serviceFailed backs off calls to the service after err, logging it.

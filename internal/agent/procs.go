@@ -129,7 +129,7 @@ func (a *Agent) launch(s *slot, now time.Time) {
 	s.proc = p
 	a.running++
 	a.log.Info("server process launched", "pid", p.pid, "os_pid", p.cmd.Process.Pid, "launch_path", s.spec.LaunchPath)
-	a.emit(Event{Kind: EvLaunched, PID: p.pid, Detail: s.spec.LaunchPath})
+	a.emit(Event{Kind: EvLaunched, PID: p.pid, Detail: s.spec.LaunchPath, OSPID: p.cmd.Process.Pid})
 }
 
 func checkExecutable(path string) error {
@@ -265,7 +265,7 @@ func (a *Agent) stopAll() {
 	for a.running > 0 {
 		var timer <-chan time.Time
 		if t, ok := a.nextKill(); ok {
-			timer = a.cfg.After(max(t.Sub(a.cfg.Now()), time.Millisecond))
+			timer = a.cfg.Wake(t)
 		}
 		select {
 		case ex := <-a.exits:

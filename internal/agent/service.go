@@ -30,7 +30,7 @@ func (a *Agent) registerUntilDone(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-a.cfg.After(d):
+		case <-a.cfg.Wake(a.cfg.Now().Add(d)):
 		}
 	}
 }
