@@ -219,7 +219,9 @@ func (a *Agent) exited(ctx context.Context, ex exit) {
 	a.log.Info("server process exited", "pid", p.pid, "code", rep.ExitCode, "signal", rep.Signal, "stopped", rep.Stopped, "ran", now.Sub(p.started).String())
 	a.emit(Event{Kind: EvExited, PID: p.pid, Detail: ex.state.String()})
 	if s.removed {
-		delete(a.slots, s.key)
+		if a.slots[s.key] == s { // not replaced by a new slot of the same key
+			delete(a.slots, s.key)
+		}
 		return
 	}
 	if now.Sub(p.started) >= a.cfg.StableAfter {
