@@ -55,6 +55,12 @@ type Config struct {
 	Ready func(*Env)
 	// Agent adjusts the in-process agent's configuration (tests).
 	Agent func(*agent.Config)
+	// Now and Wake are the token refresher's clock (as in agent.Config);
+	// time.Now and a timer when nil.
+	Now  func() time.Time
+	Wake func(at time.Time) <-chan time.Time
+	// Observe, when set, hears the expiry of every refreshed token.
+	Observe func(expires time.Time)
 }
 
 // Env is a running dev environment.
@@ -67,6 +73,7 @@ type Env struct {
 	mu    sync.Mutex
 	token string
 	exp   time.Time
+	got   time.Time // when the token was obtained
 }
 
 // Token is the current compute auth token and its expiry.
@@ -83,6 +90,12 @@ func Run(ctx context.Context, cfg Config) error {
 	began := time.Now()
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Wake == nil {
+		cfg.Wake = func(at time.Time) <-chan time.Time { return time.After(time.Until(at)) }
 	}
 	cfg.Server.AnyCredentials = true
 	cfg.Server.Log = cfg.Log

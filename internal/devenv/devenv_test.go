@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -244,5 +245,80 @@ func BenchmarkDevReady(b *testing.B) {
 			}
 			b.ReportMetric(float64(total.Milliseconds())/float64(b.N), "ms/ready")
 		})
+	}
+}
+
+// clock is real time plus an offset the test moves; its timers fire when
+// Advance reaches them.
+type clock struct {
+	mu     sync.Mutex
+	offset time.Duration
+	timers []clockTimer
+}
+
+type clockTimer struct {
+	at time.Time
+	ch chan time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Now().Add(c.offset)
+}
+
+func (c *clock) Wake(at time.Time) <-chan time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ch := make(chan time.Time, 1)
+	if now := time.Now().Add(c.offset); !now.Before(at) {
+		ch <- now
+		return ch
+	}
+	c.timers = append(c.timers, clockTimer{at, ch})
+	return ch
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.offset += d
+	now := time.Now().Add(c.offset)
+	kept := c.timers[:0]
+	for _, t := range c.timers {
+		if now.Before(t.at) {
+			kept = append(kept, t)
+			continue
+		}
+		t.ch <- now
+	}
+	c.timers = kept
+}
+
+// TestDevKeepsTokenFresh: halfway through the token's life dev gets a new
+// one, before the old one expires, and rewrites gamelift.env with it.
+func TestDevKeepsTokenFresh(t *testing.T) {
+	c := &clock{}
+	refreshed := make(chan time.Time, 4)
+	dir := t.TempDir()
+	d := startDev(t, dir, func(cfg *devenv.Config) {
+		cfg.Server.Now, cfg.Server.AuthTokenTTL = c.Now, 10*time.Minute
+		cfg.Now, cfg.Wake = c.Now, c.Wake
+		cfg.Observe = func(exp time.Time) { refreshed <- exp }
+	})
+	old, oldExp := d.env.Token()
+	c.Advance(5*time.Minute + time.Second)
+	select {
+	case <-refreshed:
+	case <-time.After(waitLimit):
+		t.Fatal("no refresh halfway through the token's life")
+	}
+	tok, exp := d.env.Token()
+	if tok == old || !exp.After(oldExp) || !c.Now().Before(oldExp) {
+		t.Fatalf("token %q exp %v after refresh (old %q exp %v, now %v)", tok, exp, old, oldExp, c.Now())
+	}
+	vars, err := os.ReadFile(filepath.Join(dir, "gamelift.env"))
+	if err != nil || !bytes.Contains(vars, []byte("GAMELIFT_SDK_AUTH_TOKEN="+tok+"\n")) {
+		t.Fatalf("gamelift.env: %q %v", vars, err)
 	}
 }

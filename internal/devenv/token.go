@@ -22,7 +22,7 @@ func (e *Env) refresh(ctx context.Context, cfg Config) error {
 		return fmt.Errorf("getting an auth token: %w", err)
 	}
 	e.mu.Lock()
-	e.token, e.exp = aws.ToString(out.AuthToken), aws.ToTime(out.ExpirationTimestamp)
+	e.token, e.exp, e.got = aws.ToString(out.AuthToken), aws.ToTime(out.ExpirationTimestamp), cfg.Now()
 	e.mu.Unlock()
 	var b strings.Builder
 	for _, kv := range e.sdkVars() {
@@ -49,33 +49,33 @@ func (e *Env) sdkVars() [][2]string {
 }
 
 // keepToken gets a new token when half of the current one's lifetime has
-// passed, until ctx ends; failures are retried after 5 seconds.
+// passed, until ctx ends; a failure is retried 5 seconds later.
 func (e *Env) keepToken(ctx context.Context, cfg Config) {
+	var next time.Time
 	for {
-		_, exp := e.Token()
-		wait := time.Until(exp) / 2
-		if wait < time.Second {
-			wait = time.Second
+		if next.IsZero() {
+			e.mu.Lock()
+			next = e.got.Add(max(e.exp.Sub(e.got)/2, time.Second))
+			e.mu.Unlock()
 		}
-		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
-			t.Stop()
 			return
-		case <-t.C:
+		case <-cfg.Wake(next):
 		}
 		if err := e.refresh(ctx, cfg); err != nil {
 			if ctx.Err() != nil {
 				return
 			}
-			cfg.Log.Warn("could not refresh the auth token; retrying", "err", err)
-			exp = time.Now().Add(10 * time.Second) // retry in about 5 s
-			e.mu.Lock()
-			e.exp = exp
-			e.mu.Unlock()
+			cfg.Log.Warn("could not refresh the auth token; retrying in 5s", "err", err)
+			next = cfg.Now().Add(5 * time.Second)
 			continue
 		}
-		_, exp = e.Token()
+		next = time.Time{}
+		_, exp := e.Token()
 		cfg.Log.Info("auth token refreshed", "expires", exp.UTC().Format(time.RFC3339), "file", filepath.Join(cfg.Server.DataDir, envFile))
+		if cfg.Observe != nil {
+			cfg.Observe(exp)
+		}
 	}
 }
