@@ -88,20 +88,7 @@ func (e *Env) Token() (string, time.Time) {
 // refresher, the service) and returns.
 func Run(ctx context.Context, cfg Config) error {
 	began := time.Now()
-	if cfg.Log == nil {
-		cfg.Log = slog.New(slog.DiscardHandler)
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if cfg.Wake == nil {
-		cfg.Wake = func(at time.Time) <-chan time.Time { return time.After(time.Until(at)) }
-	}
-	cfg.Server.AnyCredentials = true
-	cfg.Server.Log = cfg.Log
-	if cfg.Server.DataDir == "" {
-		cfg.Server.DataDir = "anylift-data"
-	}
+	cfg.defaults()
 	if err := os.MkdirAll(cfg.Server.DataDir, 0o755); err != nil {
 		return err
 	}
@@ -121,13 +108,37 @@ func Run(ctx context.Context, cfg Config) error {
 	if err := e.setUp(ctx, cfg); err != nil {
 		return err
 	}
+	return e.run(ctx, cfg, began)
+}
+
+func (c *Config) defaults() {
+	if c.Log == nil {
+		c.Log = slog.New(slog.DiscardHandler)
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Wake == nil {
+		c.Wake = func(at time.Time) <-chan time.Time { return time.After(time.Until(at)) }
+	}
+	c.Server.AnyCredentials = true
+	c.Server.Log = c.Log
+	if c.Server.DataDir == "" {
+		c.Server.DataDir = "anylift-data"
+	}
+}
+
+// run starts the agent (with --launch) and the token refresher, prints
+// the block, and waits for ctx or the agent's failure; it returns once
+// both goroutines have ended.
+func (e *Env) run(ctx context.Context, cfg Config, began time.Time) error {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errc := make(chan error, 1)
 	if cfg.Launch != "" {
-		a, err := e.agent(ctx, cfg)
+		a, err := e.agent(cfg)
 		if err != nil {
 			return err
 		}
@@ -240,7 +251,7 @@ func (e *Env) setLaunch(ctx context.Context, cfg Config) error {
 
 // agent is the in-process agent on the dev compute; the compute stays
 // registered when it stops, for game servers started by hand.
-func (e *Env) agent(ctx context.Context, cfg Config) (*agent.Agent, error) {
+func (e *Env) agent(cfg Config) (*agent.Agent, error) {
 	ac := agent.Config{
 		Endpoint: e.Server.URL(), Region: regionOf(cfg.Server), AccessKey: AccessKey, SecretKey: SecretKey,
 		FleetID: e.FleetID, ComputeName: ComputeName, Location: Location, IPAddress: ComputeIP,
