@@ -4,10 +4,15 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -269,4 +274,37 @@ func TestUnreachableService(t *testing.T) {
 		}
 		e.clock.Advance(want)
 	}
+}
+
+// TestReportsSurviveAnOutage: an exit seen while the service is
+// unreachable is queued and reported once it is back; nothing is lost.
+func TestReportsSurviveAnOutage(t *testing.T) {
+	e := start(t)
+	e.setRuntime(t, chatBinary, "-port 0", 1)
+	target, _ := url.Parse(e.URL)
+	var down atomic.Bool
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if down.Load() {
+			http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
+			return
+		}
+		httputil.NewSingleHostReverseProxy(target).ServeHTTP(w, r)
+	}))
+	defer proxy.Close()
+	r := e.runAgent(t, func(c *agent.Config) { c.Endpoint = proxy.URL })
+	first := r.rec.wait(t, "launch", 1, kind(agent.EvLaunched))
+	e.waitActive(t, 1)
+
+	down.Store(true)
+	if err := syscall.Kill(first.OSPID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	failed := r.rec.wait(t, "a failed report", 1, func(ev agent.Event) bool {
+		return ev.Kind == agent.EvServiceError && strings.HasPrefix(ev.Detail, "report:")
+	})
+	down.Store(false)
+	e.clock.Advance(failed.Delay)
+	r.rec.wait(t, "the delayed report", 1, func(ev agent.Event) bool {
+		return ev.Kind == agent.EvReported && ev.PID == first.PID && ev.Detail == "SERVER_PROCESS_CRASHED"
+	})
 }

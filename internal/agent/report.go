@@ -54,7 +54,11 @@ func (q *reportQueue) flush(ctx context.Context, a *Agent, now time.Time) {
 		if err != nil && status == 0 || status >= 500 {
 			d := q.backoff.next()
 			q.retryAt = now.Add(d)
-			a.log.Warn("cannot report to the service; retrying", "retry_in", d.String(), "err", err)
+			if err == nil {
+				err = fmt.Errorf("HTTP status %d", status)
+			}
+			a.log.Warn("cannot report to the service; retrying", "retry_in", d.String(), "queued", len(q.pending), "err", err)
+			a.emit(Event{Kind: EvServiceError, Detail: "report: " + err.Error(), Delay: d})
 			return
 		}
 		q.backoff.reset()
