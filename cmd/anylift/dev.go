@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"slices"
 
 	"github.com/anylift/anylift/internal/devenv"
@@ -37,6 +38,11 @@ func dev(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	if len(gameArgs) > 0 && *launch == "" {
 		return fmt.Errorf("arguments after -- are for --launch, which is not set")
+	}
+	if *launch != "" {
+		if st, err := os.Stat(*launch); err != nil || st.IsDir() {
+			return fmt.Errorf("--launch %s: not an executable file", *launch)
+		}
 	}
 	cfg, err := build()
 	if err != nil {

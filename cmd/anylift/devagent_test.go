@@ -18,6 +18,7 @@ func TestDevAndAgentRefuseBadFlags(t *testing.T) {
 		{[]string{"dev", "--count", "0", "--launch", "x"}, "--count must be 1 to 50"},
 		{[]string{"dev", "--", "-port", "7777"}, "arguments after -- are for --launch"},
 		{[]string{"dev", "stray"}, `unexpected argument "stray"`},
+		{[]string{"dev", "--launch", "/nonexistent/gameserver"}, "--launch /nonexistent/gameserver: not an executable file"},
 		{[]string{"agent", "--location", "custom-x", "--ip-address", "10.0.0.1"}, "the fleet id is required"},
 		{[]string{"agent", "--fleet-id", "fleet-1", "--ip-address", "10.0.0.1"}, "the location is required"},
 		{[]string{"agent", "--fleet-id", "fleet-1", "--location", "custom-x"}, "IP address is required"},
