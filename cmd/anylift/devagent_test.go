@@ -1,9 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"io"
+	"os"
+	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -40,5 +45,40 @@ func TestDevAndAgentHelp(t *testing.T) {
 		if !strings.Contains(out.String(), "usage: anylift "+cmd) {
 			t.Errorf("%s -h:\n%s", cmd, out.String())
 		}
+	}
+}
+
+// TestBinaryDevStopsOnSignal: the real binary prints the block, and
+// SIGINT (Ctrl-C) stops it cleanly.
+func TestBinaryDevStopsOnSignal(t *testing.T) {
+	bin := buildBinary(t)
+	cmd := exec.Command(bin, "dev", "--listen", "127.0.0.1:0", "--tls-listen", "", "--data-dir", t.TempDir())
+	cmd.Env = append(os.Environ(), "ANYLIFT_CONFIG=")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	var block strings.Builder
+	for sc.Scan() {
+		block.WriteString(sc.Text() + "\n")
+		if sc.Text() == "Press Ctrl-C to stop." {
+			break
+		}
+	}
+	if !strings.Contains(block.String(), "GAMELIFT_SDK_FLEET_ID=fleet-") {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("block:\n%s\nstderr:\n%s", block.String(), stderr.String())
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	go io.Copy(io.Discard, stdout)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("exit: %v; stderr:\n%s", err, stderr.String())
 	}
 }
