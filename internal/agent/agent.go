@@ -238,25 +238,40 @@ func (a *Agent) tick(ctx context.Context, now time.Time) {
 	a.reports.flush(ctx, a, now) // last: launches may have added reports
 }
 
-// nextWake is the next deadline after now (at least a millisecond later,
-// so that nothing spins).
+// nextWake is the next deadline after now at which tick has something
+// to do. Calls to the service wait for svcRetryAt while it backs off, and
+// launches wait for a token, so no deadline already passed is returned
+// while nothing can be done about it: the loop never spins.
 func (a *Agent) nextWake(now time.Time) time.Time {
-	next := a.nextPoll
+	var next time.Time
 	earlier := func(t time.Time) {
-		if !t.IsZero() && t.Before(next) {
+		if !t.IsZero() && (next.IsZero() || t.Before(next)) {
 			next = t
 		}
 	}
-	earlier(a.refreshAt)
-	earlier(a.svcRetryAt)
+	gated := func(t time.Time) time.Time { // a call to the service at t
+		if t.Before(a.svcRetryAt) {
+			return a.svcRetryAt
+		}
+		return t
+	}
+	earlier(gated(a.nextPoll))
+	if a.token == "" {
+		earlier(a.svcRetryAt)
+	} else {
+		earlier(gated(a.refreshAt))
+	}
 	earlier(a.reports.retryAt)
 	for _, s := range a.slots {
-		if s.proc == nil && !s.removed {
+		if s.proc == nil && !s.removed && a.token != "" {
 			earlier(s.nextStart)
 		}
-		if s.proc != nil {
-			earlier(s.proc.killAt)
+		if p := s.proc; p != nil && p.stopping != "" && !p.killed {
+			earlier(p.killAt)
 		}
+	}
+	if next.IsZero() {
+		next = now.Add(a.cfg.PollInterval)
 	}
 	if next.Before(now.Add(time.Millisecond)) {
 		next = now.Add(time.Millisecond)
