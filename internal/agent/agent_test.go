@@ -308,3 +308,41 @@ func TestReportsSurviveAnOutage(t *testing.T) {
 		return ev.Kind == agent.EvReported && ev.PID == first.PID && ev.Detail == "SERVER_PROCESS_CRASHED"
 	})
 }
+
+// TestRegistrationRefused: a registration the service refuses (the fleet
+// does not exist) ends Run with a clear error instead of retrying.
+func TestRegistrationRefused(t *testing.T) {
+	e := start(t)
+	r := e.runAgent(t, func(c *agent.Config) { c.FleetID = "fleet-00000000-0000-4000-8000-000000000000" })
+	select {
+	case err := <-r.done:
+		r.done <- err
+		if err == nil || !strings.Contains(err.Error(), "registering compute machine-1 to fleet fleet-00000000-0000-4000-8000-000000000000") {
+			t.Fatalf("Run = %v", err)
+		}
+	case <-time.After(waitLimit):
+		t.Fatal("the agent kept retrying a refused registration")
+	}
+}
+
+// TestRegistrationRetriedWhileServiceFails: a service answering 503 is
+// retried with backoff, then registration succeeds once it recovers.
+func TestRegistrationRetriedWhileServiceFails(t *testing.T) {
+	e := start(t)
+	target, _ := url.Parse(e.URL)
+	var down atomic.Bool
+	down.Store(true)
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if down.Load() {
+			http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
+			return
+		}
+		httputil.NewSingleHostReverseProxy(target).ServeHTTP(w, r)
+	}))
+	defer proxy.Close()
+	r := e.runAgent(t, func(c *agent.Config) { c.Endpoint = proxy.URL })
+	failed := r.rec.wait(t, "a failed registration", 1, kind(agent.EvServiceError))
+	down.Store(false)
+	e.clock.Advance(failed.Delay)
+	r.rec.wait(t, "registration", 1, kind(agent.EvRegistered))
+}

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -21,7 +22,7 @@ func (a *Agent) registerUntilDone(ctx context.Context) error {
 		if err == nil {
 			return nil
 		}
-		if isAPIError(err) {
+		if !retryable(err) {
 			return fmt.Errorf("registering compute %s to fleet %s: %s", a.cfg.ComputeName, a.cfg.FleetID, errText(err))
 		}
 		d := a.svcBackoff.next()
@@ -58,9 +59,23 @@ func (a *Agent) register(ctx context.Context) error {
 	return nil
 }
 
-func isAPIError(err error) bool {
+// retryable reports whether a failed call may succeed later: the service
+// was not reached, failed (5xx), throttled, or is not ready yet
+// (NotReadyException: GameLift asks for retries with backoff).
+func retryable(err error) bool {
 	var ae interface{ ErrorCode() string }
-	return asAPI(err, &ae)
+	if !asAPI(err, &ae) {
+		return true
+	}
+	var hs interface{ HTTPStatusCode() int }
+	if errors.As(err, &hs) && hs.HTTPStatusCode() >= 500 {
+		return true
+	}
+	switch ae.ErrorCode() {
+	case "NotReadyException", "ThrottlingException", "InternalServiceException":
+		return true
+	}
+	return false
 }
 
 // refreshToken gets a new compute auth token; the next one is fetched
