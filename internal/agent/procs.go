@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 	"syscall"
 	"time"
 
@@ -164,7 +166,7 @@ func (a *Agent) start(s *slot, path string, args []string, now time.Time) (*proc
 	cmd := exec.Command(path, args...)
 	cmd.Dir = a.cfg.WorkDir
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.Env = append(os.Environ(), a.sdkEnv(pid)...)
+	cmd.Env = append(childEnv(os.Environ()), a.sdkEnv(pid)...)
 	ownGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		stdout.Close()
@@ -191,6 +193,22 @@ func (a *Agent) sdkEnv(pid string) []string {
 		"GAMELIFT_SDK_HOST_ID=" + a.cfg.ComputeName,
 		"GAMELIFT_SDK_FLEET_ID=" + a.cfg.FleetID,
 	}
+}
+
+// secretVars are the agent's own credentials: game servers do not get
+// them.
+var secretVars = []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "ANYLIFT_ACCESS_KEY", "ANYLIFT_SECRET_KEY"}
+
+// childEnv is the agent's environment without its credentials.
+func childEnv(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(secretVars, name) {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // delay schedules the slot's next launch after its backoff.

@@ -30,3 +30,10 @@ func TestNextWakeNeverSpins(t *testing.T) {
 		}
 	}
 }
+
+func TestChildEnvDropsCredentials(t *testing.T) {
+	got := childEnv([]string{"PATH=/bin", "AWS_SECRET_ACCESS_KEY=s", "AWS_ACCESS_KEY_ID=a", "ANYLIFT_SECRET_KEY=x", "HOME=/root"})
+	if len(got) != 2 || got[0] != "PATH=/bin" || got[1] != "HOME=/root" {
+		t.Fatalf("childEnv = %q", got)
+	}
+}
