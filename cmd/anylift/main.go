@@ -31,6 +31,8 @@ const usage = `usage: anylift <command> [flags]
 
 commands:
   serve    run the service (control-plane API on --listen)
+  dev      run the service for local development, with a fleet ready for game servers
+  agent    run a game machine's server processes for an Anywhere fleet
   version  print the version
   <operation>  call the API as "aws gamelift <operation>" does (listed below)
 
@@ -50,6 +52,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	switch args[0] {
 	case "serve":
 		return serve(ctx, args[1:], getenv, stdout, stderr)
+	case "dev":
+		return dev(ctx, args[1:], getenv, stdout, stderr)
+	case "agent":
+		return agentCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "anylift", version)
 		return nil
