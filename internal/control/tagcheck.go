@@ -9,5 +9,6 @@ func (s *Service) tagCheckers() map[string]func(tx store.Tx, id string) error {
 	return map[string]func(tx store.Tx, id string) error{
 		"fleet": func(tx store.Tx, id string) error { _, err := tx.GetFleet(id); return err },
 		"alias": func(tx store.Tx, id string) error { _, err := tx.GetAlias(id); return err },
+		"gamesessionqueue": func(tx store.Tx, id string) error { _, err := tx.GetQueue(id); return err },
 	}
 }

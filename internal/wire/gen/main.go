@@ -75,6 +75,7 @@ func main() {
 	if err := json.Unmarshal(raw, &m); err != nil {
 		log.Fatal(err)
 	}
+	applyOverrides(&m)
 	order := readOrder(raw)
 	g := &generator{m: m, order: order}
 	g.write(filepath.Join(*out, "shapes_gen.go"), g.shapes())
