@@ -98,6 +98,9 @@ func (s *Service) placeOnce(ctx context.Context) (int, error) {
 
 // snapshot caches, for one placer transaction, the queues, their
 // candidates and the free-process counts the decisions are made over.
+// Counts are read lazily, only for candidates a decision reaches, so the
+// ranking itself (placement.Rank) sees Free -1 (unknown) and the
+// committer skips candidates whose count is 0.
 type snapshot struct {
 	s      *Service
 	tx     store.Tx
@@ -126,7 +129,11 @@ func (sn *snapshot) place(p *game.Placement) (*placed, error) {
 	req := placement.Request{Latencies: p.Latencies, Policies: q.LatencyPolicies, PriorityOrder: q.PriorityOrder,
 		LocationOrder: q.LocationOrder, AllowedLocations: q.AllowedLocations, Override: p.Override, Start: p.StartTime}
 	for _, c := range placement.Rank(cands, req, sn.now) {
-		if sn.free[c.FleetID][c.Location] <= 0 {
+		free, err := sn.freeIn(c.FleetID, c.Location)
+		if err != nil {
+			return nil, err
+		}
+		if free <= 0 {
 			continue
 		}
 		pl, err := sn.claim(p, sn.fleets[c.FleetID], c.Location)
@@ -206,7 +213,7 @@ func (sn *snapshot) candidates(q *game.Queue) ([]placement.Candidate, error) {
 		seen[f.ID] = true
 		cost, _ := strconv.ParseFloat(f.AnywhereCost, 64)
 		for _, loc := range f.Locations {
-			out = append(out, placement.Candidate{FleetID: f.ID, Location: loc, Destination: i, Cost: cost, Free: sn.free[f.ID][loc]})
+			out = append(out, placement.Candidate{FleetID: f.ID, Location: loc, Destination: i, Cost: cost, Free: -1})
 		}
 	}
 	return out, nil
@@ -236,10 +243,20 @@ func (sn *snapshot) fleet(dest string) (*game.Fleet, error) {
 	if err != nil {
 		return nil, err
 	}
-	free, err := sn.tx.CountFreeProcesses(id)
-	if err != nil {
-		return nil, err
-	}
-	sn.fleets[id], sn.free[id] = f, free
+	sn.fleets[id], sn.free[id] = f, map[string]int{}
 	return f, nil
+}
+
+// freeIn is the snapshot's count of free processes of a fleet in a
+// location, read (up to placeBatch) the first time it is needed.
+func (sn *snapshot) freeIn(fleetID, location string) (int, error) {
+	if n, ok := sn.free[fleetID][location]; ok {
+		return n, nil
+	}
+	n, err := sn.tx.CountFreeProcesses(fleetID, location, placeBatch)
+	if err != nil {
+		return 0, err
+	}
+	sn.free[fleetID][location] = n
+	return n, nil
 }

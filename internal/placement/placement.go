@@ -24,7 +24,7 @@ type Candidate struct {
 	// AnywhereConfiguration.Cost); 0 when unknown.
 	Cost float64
 	// Free is the number of processes free to host a session in the
-	// snapshot.
+	// snapshot; negative when not counted (the committer counts lazily).
 	Free int
 }
 

@@ -32,10 +32,11 @@ type QueueTx interface {
 	// ListPendingPlacements returns up to max PENDING placements, oldest
 	// first, that match q.
 	ListPendingPlacements(q PendingQuery, max int) ([]*game.Placement, error)
-	// CountFreeProcesses counts a fleet's processes free to host a game
-	// session (as ClaimFreeProcess defines free, activation caps aside),
-	// per location.
-	CountFreeProcesses(fleetID string) (map[string]int, error)
+	// CountFreeProcesses counts, up to max, a fleet's processes in
+	// location free to host a game session (as ClaimFreeProcess defines
+	// free, activation caps aside). The cap keeps the cost independent of
+	// the fleet's size.
+	CountFreeProcesses(fleetID, location string, max int) (int, error)
 }
 
 // PendingQuery selects PENDING placements: all zero selects every one.

@@ -87,21 +87,10 @@ func (t *Tx) ListPendingPlacements(q store.PendingQuery, max int) ([]*game.Place
 	return out, rows.Err()
 }
 
-func (t *Tx) CountFreeProcesses(fleetID string) (map[string]int, error) {
-	rows, err := t.query(`SELECT location, COUNT(*) FROM processes
-		WHERE fleet_id = ? AND status = 'ACTIVE' AND game_session_id = '' AND connected = 1 AND healthy = 1 GROUP BY location`, fleetID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := map[string]int{}
-	for rows.Next() {
-		var loc string
-		var n int
-		if err := rows.Scan(&loc, &n); err != nil {
-			return nil, err
-		}
-		out[loc] = n
-	}
-	return out, rows.Err()
+func (t *Tx) CountFreeProcesses(fleetID, location string, max int) (int, error) {
+	var n int
+	err := t.queryRow(`SELECT COUNT(*) FROM (SELECT 1 FROM processes
+		WHERE fleet_id = ? AND location = ? AND status = 'ACTIVE' AND game_session_id = '' AND connected = 1 AND healthy = 1 LIMIT ?) f`,
+		fleetID, location, max).Scan(&n)
+	return n, err
 }

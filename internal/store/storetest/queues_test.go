@@ -168,10 +168,19 @@ func TestPlacements(t *testing.T) {
 			return nil
 		})
 		View(t, st, func(tx store.Tx) error {
-			free, err := tx.CountFreeProcesses("fleet-1")
-			if err == nil && (len(free) != 2 || free["custom-a"] != 2 || free["custom-b"] != 1) {
-				t.Errorf("free %v", free)
+			for _, tc := range []struct {
+				loc       string
+				max, want int
+			}{{"custom-a", 10, 2}, {"custom-a", 1, 1}, {"custom-b", 10, 1}, {"custom-c", 10, 0}} {
+				n, err := tx.CountFreeProcesses("fleet-1", tc.loc, tc.max)
+				if err != nil {
+					return err
+				}
+				if n != tc.want {
+					t.Errorf("free in %s (max %d) = %d, want %d", tc.loc, tc.max, n, tc.want)
+				}
 			}
+			var err error
 			return err
 		})
 	})
