@@ -42,11 +42,14 @@ func (s *Service) runPlacer(ctx context.Context) {
 // yet and can be placed now, batch by batch, and pushes the new sessions
 // to their processes. Placements without capacity stay PENDING.
 func (s *Service) PlacePending(ctx context.Context) error {
+	var after *game.Placement
+	snap := &snapshot{s: s, now: s.clock()}
 	for {
-		n, err := s.placeOnce(ctx)
+		n, last, err := s.placeOnce(ctx, snap, after)
 		if err != nil || n < placeBatch {
 			return err
 		}
+		after = last
 	}
 }
 
@@ -56,22 +59,23 @@ type placed struct {
 	proc *game.Process
 }
 
-// placeOnce runs one placer transaction over up to placeBatch placements
-// and answers how many it looked at, 0 when it could place none.
-func (s *Service) placeOnce(ctx context.Context) (int, error) {
+// placeOnce runs one placer transaction over up to placeBatch unplaced
+// placements after the given one (nil: from the oldest) and answers how
+// many it looked at and the last of them. snap carries what was learnt
+// (queues, fleets, free counts) from one batch to the next.
+func (s *Service) placeOnce(ctx context.Context, snap *snapshot, after *game.Placement) (int, *game.Placement, error) {
 	var (
-		out []placed
-		n   int
+		out  []placed
+		list []*game.Placement
 	)
 	err := s.update(ctx, func(tx store.Tx) error {
-		out, n = out[:0], 0
-		list, err := tx.ListPendingPlacements(store.PendingQuery{Unplaced: true}, placeBatch)
+		out = out[:0]
+		var err error
+		list, err = tx.ListPendingPlacements(store.PendingQuery{Unplaced: true, After: after}, placeBatch)
 		if err != nil {
 			return err
 		}
-		n = len(list)
-		snap := &snapshot{s: s, tx: tx, now: s.clock()}
-		progress := false
+		snap.tx = tx
 		for _, p := range list {
 			pl, err := snap.place(p)
 			if err != nil {
@@ -79,24 +83,20 @@ func (s *Service) placeOnce(ctx context.Context) (int, error) {
 			}
 			if pl != nil {
 				out = append(out, *pl)
-				progress = true
 			}
-		}
-		if !progress {
-			n = 0 // nothing more can be placed now
 		}
 		return nil
 	})
-	if err != nil {
-		return 0, err
+	if err != nil || len(list) == 0 {
+		return 0, nil, err
 	}
 	for _, pl := range out {
 		s.push(refOf(pl.proc), startMessage(pl.gs))
 	}
-	return n, nil
+	return len(list), list[len(list)-1], nil
 }
 
-// snapshot caches, for one placer transaction, the queues, their
+// snapshot caches, for one PlacePending call, the queues, their
 // candidates and the free-process counts the decisions are made over.
 // Counts are read lazily, only for candidates a decision reaches, so the
 // ranking itself (placement.Rank) sees Free -1 (unknown) and the
@@ -111,9 +111,11 @@ type snapshot struct {
 }
 
 // place decides where p goes and applies the decision: a new ACTIVATING
-// session on a claimed process, recorded as p's provisional session. It
-// answers nil when no candidate has a free process (or p is due to time
-// out: the timer ends it).
+// session on a claimed process, recorded as p's provisional session.
+// Before the first claim the placement is read again, locked, so placers
+// on several nodes never place it twice. It answers nil when no candidate
+// has a free process, when the placement was placed or ended meanwhile,
+// or when it is due to time out (the timer ends it).
 func (sn *snapshot) place(p *game.Placement) (*placed, error) {
 	if !sn.now.Before(p.Deadline) {
 		return nil, nil
@@ -126,6 +128,7 @@ func (sn *snapshot) place(p *game.Placement) (*placed, error) {
 	if err != nil {
 		return nil, err
 	}
+	locked := false
 	req := placement.Request{Latencies: p.Latencies, Policies: q.LatencyPolicies, PriorityOrder: q.PriorityOrder,
 		LocationOrder: q.LocationOrder, AllowedLocations: q.AllowedLocations, Override: p.Override, Start: p.StartTime}
 	for _, c := range placement.Rank(cands, req, sn.now) {
@@ -135,6 +138,15 @@ func (sn *snapshot) place(p *game.Placement) (*placed, error) {
 		}
 		if free <= 0 {
 			continue
+		}
+		if !locked {
+			if p, err = sn.tx.GetPlacement(p.ID); err != nil {
+				return nil, err
+			}
+			if p.Status != game.PlacementPending || p.GameSessionID != "" {
+				return nil, nil
+			}
+			locked = true
 		}
 		pl, err := sn.claim(p, sn.fleets[c.FleetID], c.Location)
 		if err != nil || pl != nil {

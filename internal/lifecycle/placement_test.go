@@ -1,7 +1,10 @@
 package lifecycle_test
 
 import (
+	"context"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -238,6 +241,63 @@ func TestPlacementFailsWithItsQueueAndRetriesAFailedActivation(t *testing.T) {
 		}
 		if ns := h.notifications(); len(ns) != 2 || ns[0].Type != "PlacementFailed" || ns[1].Type != "PlacementFulfilled" {
 			t.Errorf("outbox %+v", ns)
+		}
+	})
+}
+
+func TestPlacementsWaitingBehindDoNotBlockPlaceableOnes(t *testing.T) {
+	eachBackend(t, func(t *testing.T, h *harness) {
+		b := h.fleetIn("b", "", "custom-b", "custom-c")
+		h.queue(&gamelift.CreateGameSessionQueueInput{Name: aws.String("prio"), Destinations: dest(b),
+			PriorityConfiguration: &types.PriorityConfiguration{PriorityOrder: []types.PriorityType{types.PriorityTypeLocation},
+				LocationOrder: []string{"custom-c", "custom-b"}}})
+		// More than one placer batch waits for capacity in custom-b only.
+		for i := range 70 {
+			h.mustStart(&gamelift.StartGameSessionPlacementInput{PlacementId: aws.String(fmt.Sprintf("blocked-%d", i)), GameSessionQueueName: aws.String("prio"),
+				PriorityConfigurationOverride: &types.PriorityConfigurationOverride{LocationOrder: []string{"custom-b"},
+					PlacementFallbackStrategy: types.PlacementFallbackStrategyNone}})
+		}
+		h.mustStart(&gamelift.StartGameSessionPlacementInput{PlacementId: aws.String("free"), GameSessionQueueName: aws.String("prio")})
+		pc := h.readyProc(b, "custom-c", "hc", "10.0.3.1")
+		if got := h.placedOn(pc, "free"); aws.ToString(got.GameSessionRegion) != "custom-c" {
+			t.Errorf("free in %s", aws.ToString(got.GameSessionRegion))
+		}
+	})
+}
+
+func TestConcurrentPlacersPlaceEachPlacementOnce(t *testing.T) {
+	eachBackend(t, func(t *testing.T, h *harness) {
+		h.queue(&gamelift.CreateGameSessionQueueInput{Name: aws.String("many"), Destinations: dest(h.fleet)})
+		const n = 6
+		for i := range n {
+			h.mustStart(&gamelift.StartGameSessionPlacementInput{PlacementId: aws.String(fmt.Sprintf("c-%d", i)), GameSessionQueueName: aws.String("many")})
+		}
+		for i := range n + 2 {
+			h.readyProc(h.fleet, testLocation, fmt.Sprintf("host-%d", i), fmt.Sprintf("10.0.0.%d", i+1))
+		}
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := h.env.Server.Service().PlacePending(context.Background()); err != nil {
+					t.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+		seen := map[string]bool{}
+		for i := range n {
+			got := h.placement(fmt.Sprintf("c-%d", i))
+			id := aws.ToString(got.GameSessionArn)
+			if id == "" || seen[id] {
+				t.Fatalf("placement c-%d: session %q", i, id)
+			}
+			seen[id] = true
+		}
+		out, err := h.gl.DescribeGameSessions(context.Background(), &gamelift.DescribeGameSessionsInput{FleetId: aws.String(h.fleet)})
+		if err != nil || len(out.GameSessions) != n {
+			t.Fatalf("%d game sessions for %d placements (%v)", len(out.GameSessions), n, err)
 		}
 	})
 }

@@ -47,4 +47,7 @@ type PendingQuery struct {
 	Queue string
 	// DueBy keeps only placements whose deadline is at or before it.
 	DueBy time.Time
+	// After, when set, keeps only placements after it in the list's order
+	// (StartTime, then ID): the next page after a placement seen.
+	After *game.Placement
 }

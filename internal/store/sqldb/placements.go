@@ -65,6 +65,10 @@ func (t *Tx) ListPendingPlacements(q store.PendingQuery, max int) ([]*game.Place
 		sqlq += ` AND queue = ?`
 		args = append(args, q.Queue)
 	}
+	if a := q.After; a != nil {
+		sqlq += ` AND (started > ? OR (started = ? AND id > ?))`
+		args = append(args, store.Millis(a.StartTime), store.Millis(a.StartTime), a.ID)
+	}
 	if !q.DueBy.IsZero() {
 		sqlq += ` AND deadline <= ?`
 		args = append(args, store.Millis(q.DueBy))

@@ -134,6 +134,8 @@ func TestPlacements(t *testing.T) {
 				{store.PendingQuery{Queue: "b"}, "[p-1]"},
 				{store.PendingQuery{DueBy: t0.Add(61 * time.Second)}, "[p-1]"},
 				{store.PendingQuery{DueBy: t0.Add(59 * time.Second)}, "[]"},
+				{store.PendingQuery{After: &game.Placement{ID: "p-1", StartTime: t0.Add(time.Second)}}, "[p-2]"},
+				{store.PendingQuery{After: &game.Placement{ID: "p-0", StartTime: t0.Add(time.Second)}}, "[p-1 p-2]"},
 			} {
 				list, err := tx.ListPendingPlacements(tc.q, 10)
 				if err != nil {
