@@ -147,4 +147,3 @@ func checkFulfilled(b *testing.B, c *client, ids []string) {
 		}
 	}
 }
-
