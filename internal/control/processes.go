@@ -94,7 +94,9 @@ const unhealthyLimit = 3
 func (s *Service) ProcessHeartbeat(ctx context.Context, ref ProcessRef, healthy bool) error {
 	now := s.clock()
 	var sick *game.Process
+	freed := false
 	err := s.updateProcess(ctx, ref, func(tx store.Tx, p *game.Process) error {
+		freed = healthy && !p.Healthy && p.GameSessionID == ""
 		p.LastHeartbeat, p.Healthy = now, healthy
 		if healthy {
 			p.UnhealthyReports = 0
@@ -109,6 +111,9 @@ func (s *Service) ProcessHeartbeat(ctx context.Context, ref ProcessRef, healthy 
 	})
 	if err == nil && sick != nil {
 		s.sendTerminate(sick)
+	}
+	if err == nil && freed {
+		s.wakePlacer() // a process can take a game session now
 	}
 	return err
 }
@@ -164,7 +169,10 @@ func (s *Service) ProcessActivateGameSession(ctx context.Context, ref ProcessRef
 			return err
 		}
 		gs.Status, gs.IPAddress, gs.DNSName, gs.Port = game.SessionActive, c.IPAddress, c.DNSName, p.Port
-		return tx.UpdateGameSession(gs)
+		if err := tx.UpdateGameSession(gs); err != nil {
+			return err
+		}
+		return s.fulfilPlacement(tx, gs)
 	})
 }
 

@@ -13,7 +13,12 @@ export PATH="/usr/local/go/bin:$HOME/go/bin:$HOME/.pyenv/shims:$PATH"
 
 tmp=$(mktemp -d)
 pid=""
+chat=""
 cleanup() {
+  if [ -n "$chat" ] && kill -0 "$chat" 2>/dev/null; then
+    kill -TERM "$chat" 2>/dev/null || true
+    wait "$chat" 2>/dev/null || true
+  fi
   if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
     kill -TERM "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
@@ -40,6 +45,7 @@ fail() { failed=$((failed + 1)); echo "FAIL $1"; }
 echo "== build"
 go build -o "$tmp/anylift" ./cmd/anylift
 go build -o "$tmp/seed" ./test/e2e/seed
+go build -o "$tmp/chat" ./examples/chat
 
 endpoint=""
 start_server() {
@@ -128,6 +134,16 @@ fi
 echo "== boto3: after restart"
 start_server
 py main
+
+if [ -n "$fleet_id" ]; then
+  echo "== boto3: placement through a queue onto the chat game server"
+  token=$(aws --endpoint-url "$endpoint" --output text gamelift get-compute-auth-token \
+    --fleet-id "$fleet_id" --compute-name e2e-compute --query AuthToken)
+  "$tmp/chat" -websocketurl "${endpoint/http:/ws:}" -authtoken "$token" -hostid e2e-compute \
+    -fleetid "$fleet_id" -host 127.0.0.1 -port 0 2>>"$tmp/chat.log" &
+  chat=$!
+  py placement
+fi
 
 echo "== aws CLI"
 cli "list-locations" "custom-e2e" -- list-locations --filters CUSTOM

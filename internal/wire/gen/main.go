@@ -78,6 +78,7 @@ func main() {
 	if err := json.Unmarshal(raw, &m); err != nil {
 		log.Fatal(err)
 	}
+	applyOverrides(&m)
 	order := readOrder(raw)
 	g := &generator{m: m, order: order}
 	if *cliOut != "" {
