@@ -44,7 +44,7 @@ func (t *Tx) UpdatePlacement(p *game.Placement) error {
 	}
 	res, err := t.exec(`UPDATE placements SET status = ?, game_session_id = ?, deadline = ?, doc = ? WHERE id = ?`,
 		p.Status, p.GameSessionID, store.Millis(p.Deadline), string(doc), p.ID)
-	return affected(res, err, "game session placement %s not found", p.ID)
+	return requireRow(res, err, "game session placement %s not found", p.ID)
 }
 
 func (t *Tx) PlacementOfSession(gameSessionID string) (*game.Placement, error) {

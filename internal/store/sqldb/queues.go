@@ -43,16 +43,16 @@ func (t *Tx) UpdateQueue(q *game.Queue) error {
 		return err
 	}
 	res, err := t.exec(`UPDATE game_session_queues SET doc = ? WHERE name = ?`, string(doc), q.Name)
-	return affected(res, err, "game session queue %s not found", q.Name)
+	return requireRow(res, err, "game session queue %s not found", q.Name)
 }
 
 func (t *Tx) DeleteQueue(name string) error {
 	res, err := t.exec(`DELETE FROM game_session_queues WHERE name = ?`, name)
-	return affected(res, err, "game session queue %s not found", name)
+	return requireRow(res, err, "game session queue %s not found", name)
 }
 
-// affected turns an update of no row into NotFound.
-func affected(res interface{ RowsAffected() (int64, error) }, err error, format string, args ...any) error {
+// requireRow turns an update of no row into NotFound.
+func requireRow(res interface{ RowsAffected() (int64, error) }, err error, format string, args ...any) error {
 	if err != nil {
 		return err
 	}
