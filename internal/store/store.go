@@ -42,6 +42,7 @@ type Tx interface {
 	ProcessTx
 	SearchTx
 	OutboxTx
+	MetricsTx
 }
 
 // Page asks for one page of a list: at most Limit items after the opaque
