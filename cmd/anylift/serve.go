@@ -36,6 +36,7 @@ func serveFlags(fs *flag.FlagSet) func() (server.Config, error) {
 	searchPage := fs.Int("search-page-size", 20, "most SearchGameSessions results per page (GameLift: 20)")
 	syncMode := fs.String("sqlite-synchronous", "FULL", "SQLite synchronous mode: FULL or NORMAL")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+	metricsRetention := fs.Duration("metrics-retention", 14*24*time.Hour, "how long the per-minute metric history behind the console's graphs is kept")
 	return func() (server.Config, error) {
 		creds := map[string]string{}
 		if *accessKey != "" || *secretKey != "" {
@@ -68,6 +69,7 @@ func serveFlags(fs *flag.FlagSet) func() (server.Config, error) {
 			ReservationTimeout:   *reservation,
 			MaxPlayersPerSession: *maxPlayers,
 			SearchPageSize:       *searchPage,
+			MetricsRetention:     *metricsRetention,
 		}, nil
 	}
 }

@@ -54,6 +54,9 @@ type Config struct {
 	HealthCheckInterval, ProcessLostGrace time.Duration
 	// SearchPageSize caps SearchGameSessions results per page (20).
 	SearchPageSize int
+	// MetricsRetention is how long the per-minute metric history is kept
+	// (14 days when zero).
+	MetricsRetention time.Duration
 
 	Log *slog.Logger
 	Now func() time.Time // the clock; time.Now when nil
@@ -66,6 +69,7 @@ type Server struct {
 	svc   *control.Service
 	api   *api.Handler
 	hub   *sdkserver.Server
+	obs   *observability
 	ln    net.Listener
 	tlsLn net.Listener
 	http  *http.Server
@@ -137,12 +141,14 @@ func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 	if cfg.AnyCredentials {
 		cfg.Log.Warn("INSECURE: --insecure-any-credentials is set; any well-formed signature from any access key is accepted. Use this for local development only.")
 	}
+	procs := &processes{svc: s.svc}
+	s.hub = sdkserver.New(sdkserver.Config{Auth: procs, Backend: procs, Logger: cfg.Log})
+	s.obs = newObservability(cfg, st, s.svc, s.hub)
 	s.api = api.New(s.svc, api.Options{
 		Verifier: &api.Verifier{Secrets: cfg.Credentials, AnyCredentials: cfg.AnyCredentials, Now: cfg.Now},
 		Log:      cfg.Log,
+		Observe:  s.obs.exporter.Observe,
 	})
-	procs := &processes{svc: s.svc}
-	s.hub = sdkserver.New(sdkserver.Config{Auth: procs, Backend: procs, Logger: cfg.Log})
 	procs.hub = s.hub
 	s.svc.SetPusher(procs)
 	s.http = &http.Server{
@@ -161,6 +167,7 @@ func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 		defer s.wg.Done()
 		s.svc.Run(runCtx)
 	}()
+	s.obs.run(runCtx, &s.wg)
 	cfg.Log.Info("anylift serving", "listen", s.ln.Addr().String(), "tls", s.TLSAddr(), "store", storeName(cfg),
 		"region", s.svc.Config().Account.Region)
 	return s, nil
@@ -214,6 +221,7 @@ func storeName(cfg Config) string {
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", s.healthz)
+	s.obs.mount(mux)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if api.Match(r) {
 			s.api.ServeHTTP(w, r)
