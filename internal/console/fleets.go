@@ -232,6 +232,8 @@ func (c *Console) actionFailed(w http.ResponseWriter, r *http.Request, what stri
 	switch {
 	case game.IsKind(err, game.NotFound):
 		c.notFound(w, r, what)
+	case asGameError(err, &ge) && ge.Kind == game.InvalidRequest:
+		c.fail(w, r, http.StatusBadRequest, ge.Error())
 	case asGameError(err, &ge) && ge.Kind != game.Internal:
 		c.fail(w, r, http.StatusConflict, ge.Error())
 	default:

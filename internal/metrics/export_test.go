@@ -1,9 +1,10 @@
 package metrics_test
 
 import (
+	"github.com/anylift/anylift/internal/fleettest"
 	"github.com/anylift/anylift/internal/metrics"
 )
 
-func newHistory(e *env) *metrics.History {
-	return metrics.NewHistory(e.api.Server.Store(), 0, e.clock.Now, nil)
+func newHistory(e *fleettest.Env) *metrics.History {
+	return metrics.NewHistory(e.API.Server.Store(), 0, e.Clock.Now, nil)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/gamelift"
 
 	"github.com/anylift/anylift/internal/apitest"
+	"github.com/anylift/anylift/internal/fleettest"
 	"github.com/anylift/anylift/internal/store"
 )
 
@@ -19,20 +20,20 @@ import (
 func TestFleetMetricsOnScrape(t *testing.T) {
 	for name, opts := range apitest.Backends(t) {
 		t.Run(name, func(t *testing.T) {
-			e := newEnv(t, opts...)
-			p := e.process("host-1", "proc-1")
-			id := e.session(p, "arena")
+			e := fleettest.New(t, opts...)
+			p := e.Process("host-1", "proc-1")
+			id := e.Session(p, "arena")
 			ctx := context.Background()
-			if _, err := e.gl.CreatePlayerSession(ctx, &gamelift.CreatePlayerSessionInput{GameSessionId: aws.String(id),
+			if _, err := e.GL.CreatePlayerSession(ctx, &gamelift.CreatePlayerSessionInput{GameSessionId: aws.String(id),
 				PlayerId: aws.String("player-1")}); err != nil {
 				t.Fatal(err)
 			}
-			snaps := e.api.Server.Snapshots()
+			snaps := e.API.Server.Snapshots()
 			if err := snaps.Refresh(ctx); err != nil {
 				t.Fatal(err)
 			}
-			fams := scrape(t, e.api.URL)
-			labels := map[string]string{"fleet_id": e.fleet, "location": location}
+			fams := scrape(t, e.API.URL)
+			labels := map[string]string{"fleet_id": e.Fleet, "location": fleettest.Location}
 			for metric, want := range map[string]float64{
 				"gamelift_ActiveInstances": 1, "gamelift_IdleInstances": 0, "gamelift_PercentIdleInstances": 0,
 				"gamelift_ActiveServerProcesses": 1, "gamelift_HealthyServerProcesses": 1,
@@ -53,11 +54,11 @@ func TestFleetMetricsOnScrape(t *testing.T) {
 				t.Errorf("CreateFleet latency samples = %v, want 1", got)
 			}
 			// A minute later, the transitions of the minute before are counted.
-			e.clock.Set(e.clock.Now().Add(time.Minute))
+			e.Clock.Set(e.Clock.Now().Add(time.Minute))
 			if err := snaps.Refresh(ctx); err != nil {
 				t.Fatal(err)
 			}
-			fams = scrape(t, e.api.URL)
+			fams = scrape(t, e.API.URL)
 			if got, _ := value(fams, "gamelift_ServerProcessActivations", labels); got != 1 {
 				t.Errorf("ServerProcessActivations = %v, want 1", got)
 			}
@@ -70,23 +71,23 @@ func TestFleetMetricsOnScrape(t *testing.T) {
 func TestHistoryRecordsEachMinuteOnce(t *testing.T) {
 	for name, opts := range apitest.Backends(t) {
 		t.Run(name, func(t *testing.T) {
-			e := newEnv(t, opts...)
-			p := e.process("host-1", "proc-1")
-			e.session(p, "arena")
-			start := e.clock.Now().Truncate(time.Minute)
-			e.clock.Set(start.Add(time.Minute + 5*time.Second))
+			e := fleettest.New(t, opts...)
+			p := e.Process("host-1", "proc-1")
+			e.Session(p, "arena")
+			start := e.Clock.Now().Truncate(time.Minute)
+			e.Clock.Set(start.Add(time.Minute + 5*time.Second))
 			ctx := context.Background()
 			other := newHistory(e) // a second node's writer on the same store
-			for _, h := range []interface{ Record(context.Context) error }{e.api.Server.History(), other, e.api.Server.History()} {
+			for _, h := range []interface{ Record(context.Context) error }{e.API.Server.History(), other, e.API.Server.History()} {
 				if err := h.Record(ctx); err != nil {
 					t.Fatal(err)
 				}
 			}
 			var n int
-			err := e.api.Server.Store().View(ctx, func(tx store.Tx) error {
-				ms, err := tx.MetricMinutes(e.fleet, "", start.Add(-time.Hour), start.Add(time.Hour), 100)
+			err := e.API.Server.Store().View(ctx, func(tx store.Tx) error {
+				ms, err := tx.MetricMinutes(e.Fleet, "", start.Add(-time.Hour), start.Add(time.Hour), 100)
 				for _, m := range ms {
-					if m.Minute.Equal(start) && m.Location == location {
+					if m.Minute.Equal(start) && m.Location == fleettest.Location {
 						n++
 						if m.Values["ActiveGameSessions"] != 1 || m.Values["ServerProcessActivations"] != 1 {
 							t.Errorf("minute = %+v", m.Values)
