@@ -58,7 +58,7 @@
   }
   function draw(svg, data) {
     while (svg.firstChild) svg.removeChild(svg.firstChild);
-    const W = 800, H = 260, L = 50, R = 10, T = 10, B = 30;
+    const W = 800, H = 260, L = 50, R = 30, T = 10, B = 30;
     let maxV = 0, n = 0;
     data.series.forEach((s) => s.points.forEach((p) => { maxV = Math.max(maxV, p[1]); n++; }));
     if (maxV <= 0) maxV = 1;
@@ -66,8 +66,8 @@
     const span = Math.max(1, data.to - data.from);
     const x = (t) => L + ((t - data.from) / span) * (W - L - R);
     const y = (v) => T + (1 - v / maxV) * (H - T - B);
-    for (let i = 0; i <= 4; i++) {
-      const v = (maxV * i) / 4, yy = y(v);
+    for (let i = 0; i <= 5; i++) {
+      const v = (maxV * i) / 5, yy = y(v);
       svg.appendChild(el("line", { x1: L, x2: W - R, y1: yy, y2: yy, class: "grid" }));
       svg.appendChild(el("text", { x: L - 6, y: yy + 4, "text-anchor": "end", class: "axis" }, fmtNum(v)));
     }
@@ -103,7 +103,7 @@
     return 10 * p;
   }
   function fmtNum(v) {
-    return Number.isInteger(v) ? String(v) : v.toFixed(1);
+    return Number.isInteger(v) ? String(v) : String(Math.round(v * 100) / 100);
   }
   function startChart() {
     const svg = document.getElementById("chart");
