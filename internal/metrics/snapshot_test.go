@@ -112,3 +112,29 @@ func TestSourcesAddSamples(t *testing.T) {
 		t.Fatalf("no queue sample:\n%s", rec.Body.String())
 	}
 }
+
+// TestHistoryRetention: recording deletes minutes older than the
+// retention and keeps the rest.
+func TestHistoryRetention(t *testing.T) {
+	st := seeded(t)
+	now := time.Date(2026, 11, 20, 12, 0, 30, 0, time.UTC)
+	old := []game.MetricMinute{
+		{Resource: "fleet-1", Location: "custom-a", Minute: now.Add(-2 * time.Hour).Truncate(time.Minute), Values: map[string]float64{}},
+		{Resource: "fleet-1", Location: "custom-a", Minute: now.Add(-30 * time.Minute).Truncate(time.Minute), Values: map[string]float64{}},
+	}
+	if err := st.Update(context.Background(), func(tx store.Tx) error { _, err := tx.InsertMetricMinutes(old); return err }); err != nil {
+		t.Fatal(err)
+	}
+	h := NewHistory(st, time.Hour, func() time.Time { return now }, nil)
+	if err := h.Record(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var got []game.MetricMinute
+	st.View(context.Background(), func(tx store.Tx) (err error) {
+		got, err = tx.MetricMinutes("fleet-1", "", now.Add(-3*time.Hour), now, 100)
+		return err
+	})
+	if len(got) != 2 || !got[0].Minute.Equal(old[1].Minute) || !got[1].Minute.Equal(now.Truncate(time.Minute).Add(-time.Minute)) {
+		t.Fatalf("after recording: %+v", got)
+	}
+}
