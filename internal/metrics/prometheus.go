@@ -7,6 +7,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/anylift/anylift/internal/wire"
 )
 
 // Exporter serves /metrics: the current snapshot's gauges, per-operation
@@ -47,8 +49,13 @@ func NewExporter(snaps *Snapshots, connections func() int) *Exporter {
 	return e
 }
 
-// Observe records one API request; it is the API's Observer.
+// Observe records one API request; it is the API's Observer. Operations
+// outside GameLift's model (any string a client sends) are counted as
+// "unknown", so callers cannot grow the label set.
 func (e *Exporter) Observe(op, code string, elapsed time.Duration) {
+	if _, modeled := wire.OperationErrors[op]; !modeled {
+		op = "unknown"
+	}
 	e.requests.WithLabelValues(op, code).Inc()
 	e.latency.WithLabelValues(op).Observe(elapsed.Seconds())
 }

@@ -138,3 +138,19 @@ func TestHistoryRetention(t *testing.T) {
 		t.Fatalf("after recording: %+v", got)
 	}
 }
+
+// TestUnknownOperationsShareOneLabel: operation names clients invent,
+// valid UTF-8 or not, never become labels.
+func TestUnknownOperationsShareOneLabel(t *testing.T) {
+	exp := NewExporter(NewSnapshots(seeded(t), Options{}), func() int { return 0 })
+	for _, op := range []string{"\xff\xfe", "NoSuchOperation", "CreateGameSession"} {
+		exp.Observe(op, "OK", time.Millisecond)
+	}
+	rec := httptest.NewRecorder()
+	exp.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	body := rec.Body.String()
+	if !strings.Contains(body, `anylift_api_requests_total{code="OK",operation="unknown"} 2`) ||
+		!strings.Contains(body, `anylift_api_requests_total{code="OK",operation="CreateGameSession"} 1`) {
+		t.Fatalf("requests:\n%s", body)
+	}
+}
