@@ -60,8 +60,11 @@ func (t *Tx) FleetMetrics(f *game.Fleet, since, until time.Time) ([]game.FleetMe
 		{`SELECT location, COUNT(*) FROM game_sessions WHERE fleet_id = ? AND ended >= ? AND ended < ?
 			AND reason = 'INTERRUPTED' GROUP BY location`, []any{f.ID, from, to},
 			func(loc string, n []int64) { m.at(loc).GameSessionInterruptions = int(n[0]) }},
-		{`SELECT g.location, COUNT(*) FROM player_sessions p JOIN game_sessions g ON g.id = p.game_session_id
-			WHERE p.activated >= ? AND p.activated < ? AND g.fleet_id = ? GROUP BY g.location`, []any{from, to, f.ID},
+		// CROSS JOIN: SQLite starts from the player sessions of the window
+		// (few) rather than from the fleet's game sessions (all of them).
+		{`SELECT g.location, COUNT(*) FROM player_sessions p CROSS JOIN game_sessions g
+			WHERE p.activated >= ? AND p.activated < ? AND g.id = p.game_session_id AND g.fleet_id = ? GROUP BY g.location`,
+			[]any{from, to, f.ID},
 			func(loc string, n []int64) { m.at(loc).PlayerSessionActivations = int(n[0]) }},
 	}
 	for i, st := range steps {
