@@ -100,6 +100,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if addr := srv.TLSAddr(); addr != "" {
 		fmt.Fprintf(stdout, "process endpoint over TLS on wss://%s\n", addr)
 	}
+	fmt.Fprintf(stdout, "console at %s/console/, Prometheus metrics at %s/metrics\n", srv.URL(), srv.URL())
 	<-ctx.Done()
 	cfg.Log.Info("shutting down")
 	shutdown, cancel := context.WithTimeout(context.Background(), 30*time.Second)
