@@ -79,6 +79,9 @@ func (s *Service) ProcessReady(ctx context.Context, ref ProcessRef, r *sdkwire.A
 		if p.Status != game.ProcessActive {
 			p.Healthy, p.UnhealthyReports, p.LastHeartbeat = false, 0, now
 		}
+		if p.ActivationTime.IsZero() {
+			p.ActivationTime = now
+		}
 		p.Status, p.Port, p.LogPaths = game.ProcessActive, r.Port, r.LogPaths
 		p.SDKVersion, p.SDKLanguage = r.SdkVersion, r.SdkLanguage
 		return nil
@@ -280,6 +283,7 @@ func (s *Service) ProcessEnding(ctx context.Context, ref ProcessRef) error {
 func (s *Service) endProcess(tx store.Tx, p *game.Process, status, reason, code, message string) error {
 	now := s.clock()
 	p.Status, p.TerminationTime, p.Connected = game.ProcessTerminated, now, false
+	p.Abnormal = code != ""
 	if p.GameSessionID != "" {
 		gs, err := tx.GetGameSession(p.GameSessionID)
 		if err != nil && !game.IsKind(err, game.NotFound) {

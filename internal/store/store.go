@@ -44,6 +44,7 @@ type Tx interface {
 	OutboxTx
 	WebhookTx
 	QueueTx
+	MetricsTx
 }
 
 // Page asks for one page of a list: at most Limit items after the opaque
