@@ -43,6 +43,7 @@ type Tx interface {
 	SearchTx
 	OutboxTx
 	WebhookTx
+	MatchmakingTx
 }
 
 // Page asks for one page of a list: at most Limit items after the opaque

@@ -14,6 +14,8 @@ import (
 type Error struct {
 	Path   string
 	Reason string
+	// NotObject is set when the body is JSON but not an object.
+	NotObject bool
 }
 
 func (e *Error) Error() string {

@@ -166,7 +166,7 @@ func parse(body string) (*RuleSet, *Error) {
 	}
 	o, e := decodeObject("", top)
 	if e != nil {
-		return nil, errf("", "the body must be a JSON object")
+		return nil, &Error{Reason: "the body must be a JSON object", NotObject: true}
 	}
 	rs := &RuleSet{attrs: map[string]*Attribute{}, rules: map[string]*Rule{}}
 	if rs.Name, e = o.str("name", false); e != nil {
