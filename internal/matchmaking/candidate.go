@@ -18,6 +18,9 @@ type entry struct {
 	// location, over the locations every player reported. Empty: the
 	// ticket imposes no location restriction.
 	lat map[string]map[string]float64
+	// restricted is set when any player reported latency: the ticket then
+	// accepts only the locations in lat (possibly none).
+	restricted bool
 }
 
 func (e *entry) size() int { return len(e.players) }
@@ -44,15 +47,18 @@ func resolve(rs *ruleset.RuleSet, t *Ticket, now time.Time, maxTeam int, latency
 		e.players = append(e.players, ruleset.PlayerView{ID: p.ID, Attrs: attrs})
 	}
 	e.lat = ticketLatency(t.Players)
+	for _, p := range t.Players {
+		e.restricted = e.restricted || len(p.LatencyMs) > 0
+	}
+	if latencyRule && !t.Backfill && len(e.lat["avg"]) == 0 {
+		return nil, false // the party shares no location
+	}
 	return e, true
 }
 
 // ticketLatency aggregates the players' latencies per location reported by
 // every player.
 func ticketLatency(ps []Player) map[string]map[string]float64 {
-	if len(ps[0].LatencyMs) == 0 {
-		return nil
-	}
 	out := map[string]map[string]float64{"min": {}, "max": {}, "avg": {}}
 	for loc := range ps[0].LatencyMs {
 		var xs []float64
@@ -257,7 +263,7 @@ func (c *candidate) locations() ([]string, bool) {
 	ok := c.latencyFilter()
 	for _, pl := range c.placed {
 		lat := pl.e.lat["avg"]
-		if len(lat) == 0 {
+		if !pl.e.restricted {
 			continue
 		}
 		if !restricted {

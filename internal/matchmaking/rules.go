@@ -315,7 +315,7 @@ func (c *candidate) latency(r *ruleset.Rule, p *params) bool {
 	started := false
 	for _, pl := range c.placed {
 		lat := pl.e.lat[r.PartyAggregation]
-		if len(lat) == 0 {
+		if !pl.e.restricted {
 			continue // a backfill ticket without latency imposes nothing
 		}
 		next := map[string][]float64{}
