@@ -285,3 +285,5 @@ func TestBackfill(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func parseOK(body string) (*ruleset.RuleSet, error) { return ruleset.Parse(body) }
