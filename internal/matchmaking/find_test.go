@@ -287,3 +287,45 @@ func TestBackfill(t *testing.T) {
 }
 
 func parseOK(body string) (*ruleset.RuleSet, error) { return ruleset.Parse(body) }
+
+func TestAdditionalPlayerCount(t *testing.T) {
+	rs := fixture(t, "ex01_even_teams_with_comments.json")
+	var pool []Ticket
+	for i := range 16 {
+		pool = append(pool, solo(fmt.Sprintf("t%02d", i), float64(i)/10, nil))
+	}
+	ms := Find(rs, pool, at(2), Options{AdditionalPlayerCount: 2})
+	if len(ms) != 1 || len(ms[0].Tickets) != 14 {
+		t.Fatalf("16 tickets with 2 slots kept free: %q", shape(ms))
+	}
+}
+
+// TestSortRules: candidates are ordered by Example 4's sort rules relative
+// to the anchor — first the value at the anchor's favourite map (highest
+// first), then closeness of experience.
+func TestSortRules(t *testing.T) {
+	rs := fixture(t, "ex04_sorts_and_intersection.json")
+	f := newFinder(rs, Options{})
+	mk := func(id string, maps map[string]float64, exp float64) *entry {
+		tk := solo(id, 0, map[string]ruleset.Value{"experience": num(exp),
+			"mapPreference": {Type: ruleset.TypeStringNumberMap, SDM: maps}})
+		e, ok := resolve(rs, &tk, at(1), 5, false)
+		if !ok {
+			t.Fatal("unresolvable")
+		}
+		return e
+	}
+	anchor := mk("anchor", map[string]float64{"harbor": 90, "desert": 10}, 50)
+	pool := []*entry{anchor,
+		mk("far", map[string]float64{"harbor": 80}, 90),
+		mk("near", map[string]float64{"harbor": 80}, 52),
+		mk("best", map[string]float64{"harbor": 99}, 0),
+		mk("nomap", map[string]float64{"desert": 100}, 50)}
+	var got []string
+	for _, e := range f.candidates(anchor, pool, map[*entry]bool{}) {
+		got = append(got, e.t.ID)
+	}
+	if strings.Join(got, ",") != "best,near,far,nomap" {
+		t.Errorf("candidate order %v", got)
+	}
+}

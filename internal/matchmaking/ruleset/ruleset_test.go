@@ -186,3 +186,12 @@ func TestStripCommentsKeepsStrings(t *testing.T) {
 		t.Fatalf("%v %+v", err, rs)
 	}
 }
+
+func TestSmallMatchLimit(t *testing.T) {
+	if _, err := Parse(body(`"teams": [{"name": "a", "minPlayers": 1, "maxPlayers": 20, "quantity": 2}]`)); err != nil {
+		t.Errorf("40 players with exhaustiveSearch: %v", err)
+	}
+	if _, err := Parse(body(`"teams": [{"name": "a", "minPlayers": 1, "maxPlayers": 20, "quantity": 2}, {"name": "b", "minPlayers": 1, "maxPlayers": 1}]`)); err == nil {
+		t.Error("41 players without balanced accepted")
+	}
+}
