@@ -132,6 +132,8 @@ func TestMatchmakingRuleSetRefusals(t *testing.T) {
 			}
 			_, err = gl.CreateMatchmakingRuleSet(ctx, &gamelift.CreateMatchmakingRuleSetInput{Name: aws.String("bad name!"), RuleSetBody: aws.String(duelRules)})
 			wantAPIErr[*types.InvalidRequestException](t, "name pattern", err)
+			_, err = gl.CreateMatchmakingRuleSet(ctx, &gamelift.CreateMatchmakingRuleSetInput{Name: aws.String(""), RuleSetBody: aws.String(duelRules)})
+			wantAPIErr[*types.InvalidRequestException](t, "empty name", err)
 			d, err := gl.DescribeMatchmakingRuleSets(ctx, &gamelift.DescribeMatchmakingRuleSetsInput{})
 			if err != nil || len(d.RuleSets) != 0 {
 				t.Errorf("after refusals: %+v %v", d, err)

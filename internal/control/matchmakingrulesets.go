@@ -44,6 +44,9 @@ func parseRuleSet(body string) (*ruleset.RuleSet, error) {
 // name, with its tags. The body is kept byte for byte. InvalidRequest for
 // a bad body or a taken name; LimitExceeded past MaxRuleSets.
 func (s *Service) CreateMatchmakingRuleSet(ctx context.Context, in *wire.CreateMatchmakingRuleSetInput) (*wire.CreateMatchmakingRuleSetOutput, error) {
+	if *in.Name == "" {
+		return nil, game.Errorf(game.InvalidRequest, "Name must not be empty")
+	}
 	if _, err := parseRuleSet(*in.RuleSetBody); err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Limits of the language (spec §4.1, §4.12).
@@ -156,7 +157,7 @@ func Parse(body string) (*RuleSet, error) {
 }
 
 func parse(body string) (*RuleSet, *Error) {
-	if len(body) == 0 || len(body) > MaxBodyLength {
+	if len(body) == 0 || utf8.RuneCountInString(body) > MaxBodyLength {
 		return nil, errf("", "body must be 1 to %d characters", MaxBodyLength)
 	}
 	raw := stripComments([]byte(body))
