@@ -329,3 +329,59 @@ func TestSortRules(t *testing.T) {
 		t.Errorf("candidate order %v", got)
 	}
 }
+
+func strs(s ...string) ruleset.Value { return ruleset.Value{Type: ruleset.TypeStringList, SL: s} }
+
+// TestPreferredOpponents: Example 5's red players each need a preferred
+// opponent on blue (a minCount rule, checked on completion).
+func TestPreferredOpponents(t *testing.T) {
+	rs := fixture(t, "ex05_preferred_opponents.json")
+	pool := []Ticket{
+		solo("a", 0, map[string]ruleset.Value{"opponents": strs("p-b")}),
+		solo("b", 1, map[string]ruleset.Value{"opponents": strs()}),
+	}
+	ms := Find(rs, pool, at(5), Options{})
+	if len(ms) != 1 {
+		t.Fatalf("matches %q", shape(ms))
+	}
+	teams := map[string]string{}
+	for _, p := range ms[0].Tickets {
+		teams[p.TicketID] = p.Team
+	}
+	if teams["a"] != "red" || teams["b"] != "blue" {
+		t.Errorf("teams %v", teams)
+	}
+	pool[0].Players[0].Attributes["opponents"] = strs("p-zz")
+	if ms := Find(rs, pool, at(5), Options{}); len(ms) != 0 {
+		t.Errorf("no preferred opponent, yet matched %q", shape(ms))
+	}
+}
+
+// TestBatchDistance: Example 9's bands keep far-apart skills and other
+// game modes out of a match.
+func TestBatchDistance(t *testing.T) {
+	rs := fixture(t, "ex09_large_batch_distance.json")
+	var pool []Ticket
+	for i := range 100 {
+		tk := solo(fmt.Sprintf("t%03d", i), 0, map[string]ruleset.Value{"skill": num(float64(1000 + i))})
+		tk.Players[0].LatencyMs = map[string]int{"us-west-2": 60}
+		pool = append(pool, tk)
+	}
+	extra := solo("far", 0, map[string]ruleset.Value{"skill": num(1600)})
+	extra.Players[0].LatencyMs = map[string]int{"us-west-2": 60}
+	mode := solo("mode", 0, map[string]ruleset.Value{"gameMode": {Type: ruleset.TypeString, S: "rush"}})
+	mode.Players[0].LatencyMs = map[string]int{"us-west-2": 60}
+	pool = append([]Ticket{extra, mode}, pool...)
+	ms := Find(rs, pool, at(10), Options{})
+	if len(ms) != 1 || len(ms[0].Tickets) != 100 {
+		t.Fatalf("%d matches", len(ms))
+	}
+	for _, p := range ms[0].Tickets {
+		if p.TicketID == "far" || p.TicketID == "mode" {
+			t.Errorf("%s joined the match", p.TicketID)
+		}
+	}
+	if err := Check(rs, pool, ms[0], at(10), Options{}); err != nil {
+		t.Error(err)
+	}
+}
