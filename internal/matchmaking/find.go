@@ -171,8 +171,9 @@ func (f *finder) findInBatch(batch []*entry) []Match {
 // the balanced attribute) relative to the anchor.
 func (f *finder) candidates(anchor *entry, ordered []*entry, used map[*entry]bool) []*entry {
 	out := make([]*entry, 0, len(ordered))
+	near := f.batchFilter(anchor)
 	for _, e := range ordered {
-		if e != anchor && !used[e] && !(e.t.Backfill && anchor.t.Backfill) {
+		if e != anchor && !used[e] && !(e.t.Backfill && anchor.t.Backfill) && near(e) {
 			out = append(out, e)
 		}
 	}
@@ -222,6 +223,15 @@ func (f *finder) sortKeys(anchor *entry) []func(*entry) float64 {
 			return dir * v
 		})
 	}
+	if f.rs.Algorithm.BatchingPreference == "fastestRegion" {
+		home := fastestLocation(anchor)
+		keys = append(keys, func(e *entry) float64 {
+			if fastestLocation(e) == home {
+				return 0
+			}
+			return 1
+		})
+	}
 	if f.rs.Algorithm.Strategy == ruleset.Balanced {
 		attr := f.rs.Algorithm.BalancedAttribute
 		av, _ := ticketValue(anchor, attr, "avg", "")
@@ -246,4 +256,56 @@ func anchorMapKey(anchor *entry, r *ruleset.Rule) string {
 		}
 	}
 	return key
+}
+
+// batchFilter returns whether a ticket may join a match around anchor
+// under the batchDistance rules (spec §6.2 step 4): within the rule's
+// largest possible maxDistance of the anchor's value, or the same string.
+// The full rule is still checked on the candidate match.
+func (f *finder) batchFilter(anchor *entry) func(*entry) bool {
+	var tests []func(*entry) bool
+	for _, r := range f.rs.Rules {
+		if r.Type != ruleset.BatchDistance {
+			continue
+		}
+		a, _ := f.rs.Attribute(r.BatchAttribute)
+		if a.Type == ruleset.TypeString {
+			want := anchor.players[0].Attrs[a.Name].S
+			tests = append(tests, func(e *entry) bool { return e.players[0].Attrs[a.Name].S == want })
+			continue
+		}
+		limit := *r.MaxDistance
+		for _, x := range f.rs.Expansions {
+			if x.Target.Rule == r.Name && x.Target.Property == "maxDistance" {
+				for _, s := range x.Steps {
+					limit = math.Max(limit, s.Value)
+				}
+			}
+		}
+		av, aok := ticketValue(anchor, a.Name, r.PartyAggregation, "")
+		tests = append(tests, func(e *entry) bool {
+			v, ok := ticketValue(e, a.Name, r.PartyAggregation, "")
+			return !ok || !aok || math.Abs(v-av) <= limit
+		})
+	}
+	return func(e *entry) bool {
+		for _, t := range tests {
+			if !t(e) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// fastestLocation is the location where a ticket reports its lowest
+// latency ("" without latency data).
+func fastestLocation(e *entry) string {
+	best, loc := math.Inf(1), ""
+	for l, ms := range e.lat["avg"] {
+		if ms < best || ms == best && l < loc {
+			best, loc = ms, l
+		}
+	}
+	return loc
 }

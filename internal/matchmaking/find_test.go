@@ -385,3 +385,29 @@ func TestBatchDistance(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestFastestRegion: with fastestRegion, tickets whose best location is
+// the anchor's are preferred over closer balanced-attribute values.
+func TestFastestRegion(t *testing.T) {
+	rs := fixture(t, "ex08_monster_hunters_large.json")
+	f := newFinder(rs, Options{})
+	mk := func(id string, kills float64, lat map[string]int) *entry {
+		tk := solo(id, 0, map[string]ruleset.Value{"monster-kills": num(kills)})
+		tk.Players[0].LatencyMs = lat
+		e, ok := resolve(rs, &tk, at(1), 15, true)
+		if !ok {
+			t.Fatal("unresolvable")
+		}
+		return e
+	}
+	anchor := mk("anchor", 5, map[string]int{"us-west-2": 20, "us-east-1": 80})
+	pool := []*entry{anchor, mk("east", 5, map[string]int{"us-west-2": 90, "us-east-1": 10}),
+		mk("west", 50, map[string]int{"us-west-2": 30, "us-east-1": 70})}
+	var got []string
+	for _, e := range f.candidates(anchor, pool, map[*entry]bool{}) {
+		got = append(got, e.t.ID)
+	}
+	if strings.Join(got, ",") != "west,east" {
+		t.Errorf("candidate order %v", got)
+	}
+}
