@@ -142,8 +142,6 @@ func (s *Service) DeleteMatchmakingRuleSet(ctx context.Context, in *wire.DeleteM
 // the rule set. Configurations are not stored yet; when they are, this is
 // where a lookup by rule set name refuses the delete.
 func ruleSetInUse(tx store.Tx, name string) error {
-	_ = tx
-	_ = name
 	return nil
 }
 

@@ -11,6 +11,7 @@ package ruleset
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -147,7 +148,7 @@ func (rs *RuleSet) InstancesOf(name string) []int {
 }
 
 // Parse loads and validates a rule set body. The error, if any, is an
-// *Error.
+// *Error (never a typed nil: parse's *Error is converted here).
 func Parse(body string) (*RuleSet, error) {
 	rs, err := parse(body)
 	if err != nil {
@@ -191,18 +192,10 @@ func parse(body string) (*RuleSet, *Error) {
 // jsonReason words a JSON syntax error without Go type names.
 func jsonReason(err error) string {
 	var se *json.SyntaxError
-	if ok := asSyntax(err, &se); ok {
+	if errors.As(err, &se) {
 		return fmt.Sprintf("%s (at offset %d)", se.Error(), se.Offset)
 	}
 	return strings.TrimPrefix(err.Error(), "json: ")
-}
-
-func asSyntax(err error, se **json.SyntaxError) bool {
-	s, ok := err.(*json.SyntaxError)
-	if ok {
-		*se = s
-	}
-	return ok
 }
 
 func (rs *RuleSet) parseAttributes(o object) *Error {
