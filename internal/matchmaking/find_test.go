@@ -411,3 +411,28 @@ func TestFastestRegion(t *testing.T) {
 		t.Errorf("candidate order %v", got)
 	}
 }
+
+// TestBalancedTeams: the balanced strategy evens out team averages of the
+// balanced attribute after forming the match.
+func TestBalancedTeams(t *testing.T) {
+	rs := mustParse(t, `{"ruleLanguageVersion": "1.0", "playerAttributes": [{"name": "skill", "type": "number"}],
+	  "algorithm": {"strategy": "balanced", "balancedAttribute": "skill"},
+	  "teams": [{"name": "red", "minPlayers": 3, "maxPlayers": 3}, {"name": "blue", "minPlayers": 3, "maxPlayers": 3}]}`)
+	var pool []Ticket
+	for i, s := range []float64{1, 2, 3, 10, 11, 12} {
+		pool = append(pool, solo(fmt.Sprintf("t%d", i), float64(i), map[string]ruleset.Value{"skill": num(s)}))
+	}
+	ms := Find(rs, pool, at(10), Options{})
+	if len(ms) != 1 {
+		t.Fatalf("matches %q", shape(ms))
+	}
+	sum := map[string]float64{}
+	for _, p := range ms[0].Tickets {
+		var s float64
+		fmt.Sscanf(p.TicketID, "t%f", &s)
+		sum[p.Team] += []float64{1, 2, 3, 10, 11, 12}[int(s)]
+	}
+	if d := sum["red"] - sum["blue"]; d > 5 || d < -5 {
+		t.Errorf("team skill sums %v: the best split differs by 5", sum)
+	}
+}
