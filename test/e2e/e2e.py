@@ -317,9 +317,40 @@ def placement(gl, c, state):
     c.run("DeleteGameSessionQueue", lambda: gl.delete_game_session_queue(Name="e2e-queue"))
 
 
+E2E_RULES = json.dumps({
+    "name": "e2e-duel", "ruleLanguageVersion": "1.0",
+    "playerAttributes": [{"name": "skill", "type": "number", "default": 10}],
+    "teams": [{"name": "red", "minPlayers": 1, "maxPlayers": 1}, {"name": "blue", "minPlayers": 1, "maxPlayers": 1}],
+    "rules": [{"name": "CloseSkill", "type": "distance",
+               "measurements": ["max(flatten(teams[*].players.attributes[skill]))"],
+               "referenceValue": "min(flatten(teams[*].players.attributes[skill]))", "maxDistance": 10}],
+    "expansions": [{"target": "rules[CloseSkill].maxDistance", "steps": [{"waitTimeSeconds": 5, "value": 50}]}],
+}, indent=1)
+
+
+def matchmaking_rule_sets(gl, c):
+    c.run("ValidateMatchmakingRuleSet", lambda: expect(
+        gl.validate_matchmaking_rule_set(RuleSetBody=E2E_RULES)["Valid"] is True, "valid"))
+    bad = E2E_RULES.replace('"maxDistance": 10', '"minDistance": null')
+    c.run("ValidateMatchmakingRuleSet of a broken rule -> InvalidRequestException naming it", lambda: expect(
+        "CloseSkill" in str(raises(gl, "InvalidRequestException", gl.validate_matchmaking_rule_set, RuleSetBody=bad)),
+        "message"))
+    c.run("CreateMatchmakingRuleSet", lambda: expect(gl.create_matchmaking_rule_set(
+        Name="e2e-duel", RuleSetBody=E2E_RULES)["RuleSet"]["RuleSetArn"].endswith(":matchmakingruleset/e2e-duel"), "arn"))
+    c.run("DescribeMatchmakingRuleSets returns the body as sent", lambda: expect(
+        gl.describe_matchmaking_rule_sets(Names=["e2e-duel"])["RuleSets"][0]["RuleSetBody"] == E2E_RULES, "body"))
+    c.run("DescribeMatchmakingRuleSets paginator", lambda: expect("e2e-duel" in [
+        r["RuleSetName"] for page in gl.get_paginator("describe_matchmaking_rule_sets").paginate()
+        for r in page["RuleSets"]], "listed"))
+    c.run("DeleteMatchmakingRuleSet", lambda: gl.delete_matchmaking_rule_set(Name="e2e-duel"))
+    c.run("DescribeMatchmakingRuleSets of a deleted rule set -> NotFoundException", lambda: raises(
+        gl, "NotFoundException", gl.describe_matchmaking_rule_sets, Names=["e2e-duel"]))
+
+
 def main_phase(gl, endpoint, c, state):
     auth(endpoint, c)
     errors(gl, c)
+    matchmaking_rule_sets(gl, c)
     if state.get("location_arn"):
         tags(gl, c, state)
     if not state.get("fleet_id"):
