@@ -110,7 +110,7 @@ var funcs = template.FuncMap{
 		return t.UTC().Format("2006-01-02 15:04:05Z")
 	},
 	"metric": func(m map[string]float64, name string) string { return strconv.FormatFloat(m[name], 'f', -1, 64) },
-	"pct": func(v float64) string { return strings.TrimSuffix(strings.TrimRight(strconvF(v), "0"), ".") + "%" },
+	"pct":    func(v float64) string { return strings.TrimSuffix(strings.TrimRight(strconvF(v), "0"), ".") + "%" },
 }
 
 // AddPage adds a page and its navigation entry. Call it before serving.

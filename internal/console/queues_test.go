@@ -41,8 +41,8 @@ func TestQueuePagesEscapeHostileNames(t *testing.T) {
 	p := e.Process("host-1", "proc-1")
 	e.Queue("arena", "")
 	e.Start("arena", "pl-1", &gamelift.StartGameSessionPlacementInput{GameSessionName: aws.String(hostileName),
-		GameSessionData: aws.String(hostileData),
-		GameProperties:  []types.GameProperty{{Key: aws.String("mode"), Value: aws.String(hostileValue)}},
+		GameSessionData:       aws.String(hostileData),
+		GameProperties:        []types.GameProperty{{Key: aws.String("mode"), Value: aws.String(hostileValue)}},
 		DesiredPlayerSessions: []types.DesiredPlayerSession{{PlayerId: aws.String(hostileName), PlayerData: aws.String(hostileData)}}})
 	e.Fulfil(p, "pl-1")
 	hostileQueue := `q"><script>alert('q')</script>`
