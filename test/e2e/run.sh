@@ -267,14 +267,14 @@ dev_aws() {
 dev_anylift() {
   env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY AWS_ENDPOINT_URL_GAMELIFT="$devendpoint" "$tmp/anylift" "$@"
 }
-# until_out WANT CMD...: reruns CMD (at most 10 s) until its output contains WANT.
+# until_out WANT CMD...: reruns CMD (for at most 20 s) until its output contains WANT.
 until_out() {
-  local want=$1 out=""
+  local want=$1 out="" end=$((SECONDS + 20))
   shift
-  for _ in $(seq 1 100); do
+  while [ "$SECONDS" -lt "$end" ]; do
     out=$("$@" 2>&1 || true)
     if [[ "$out" == *"$want"* ]]; then return 0; fi
-    sleep 0.1
+    sleep 0.2
   done
   echo "$out" >&2
   return 1
@@ -284,7 +284,7 @@ echo "== anylift dev --launch chat --count 2"
 start_dev --launch "$tmp/chat" --count 2 -- -host 127.0.0.1 -port 0
 if [ -n "$devfleet" ]; then
   first_fleet=$devfleet
-  if until_out "ActiveServerProcessCount	2" dev_aws describe-fleet-utilization --fleet-ids "$devfleet" --output text \
+  if until_out "$devfleet	2" dev_aws describe-fleet-utilization --fleet-ids "$devfleet" --output text \
     --query 'FleetUtilization[0].[FleetId,ActiveServerProcessCount]' ; then
     ok "the agent runs 2 chat servers"
   else
