@@ -4,7 +4,10 @@
 # machine's pyenv Python, both speaking AWS JSON 1.1. Game sessions cannot
 # be created through the API yet, so the server is stopped once to seed a
 # few ACTIVE sessions into its store (test/e2e/seed), which also checks that
-# what was acknowledged survives a restart.
+# what was acknowledged survives a restart. Last, the real "anylift dev" on
+# a temp data dir runs two chat servers through its agent and is driven by
+# what it prints, with the aws CLI and anylift (no credentials), stopped with
+# SIGINT and started again on the same fleet.
 #
 # Prints each check; exits non-zero when any check fails.
 set -euo pipefail
@@ -246,7 +249,7 @@ start_dev() {
   devendpoint=$(sed -n 's/^  export AWS_ENDPOINT_URL_GAMELIFT=//p' "$tmp/dev.out")
   devfleet=$(sed -n 's/^Fleet \(fleet-[^ ]*\) (ANYWHERE).*/\1/p' "$tmp/dev.out")
   if [ -n "$devendpoint" ] && [ -n "$devfleet" ]; then
-    ok "anylift dev $* printed its block ($devendpoint, $devfleet)"
+    ok "anylift dev${*:+ $*} printed its block ($devendpoint, $devfleet)"
   else
     fail "anylift dev $*: no block: $(cat "$tmp/dev.out" "$tmp/dev.log")"
   fi
