@@ -50,7 +50,11 @@ func TestBinaryOperationExitStatuses(t *testing.T) {
 			[]string{"list-locations"}, 254, "An error occurred (InvalidSignatureException) when calling the ListLocations operation"},
 		{"usage", creds, []string{"create-gme-session"}, 252, `unknown operation "create-gme-session"`},
 		{"missing flag", creds, []string{"create-location"}, 252, "the following arguments are required: --location-name"},
-		{"no credentials", []string{"ANYLIFT_ENDPOINT=" + url}, []string{"list-locations"}, 253, "Unable to locate credentials"},
+		// With no credentials, a local endpoint gets anylift dev's pair,
+		// which a server not in dev mode refuses.
+		{"no credentials, local server not in dev mode", []string{"ANYLIFT_ENDPOINT=" + url}, []string{"list-locations"}, 254,
+			`the key pair of "anylift dev" was tried; give --access-key and --secret-key)`},
+		{"no credentials, remote endpoint", []string{"ANYLIFT_ENDPOINT=http://192.0.2.1:9870"}, []string{"list-locations"}, 253, "Unable to locate credentials"},
 		{"unreachable", creds, []string{"--endpoint-url", "http://127.0.0.1:1", "list-locations"}, 255,
 			`Could not connect to the endpoint URL: "http://127.0.0.1:1/"`},
 	}

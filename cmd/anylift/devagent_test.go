@@ -48,8 +48,9 @@ func TestDevAndAgentHelp(t *testing.T) {
 	}
 }
 
-// TestBinaryDevStopsOnSignal: the real binary prints the block, and
-// SIGINT (Ctrl-C) stops it cleanly.
+// TestBinaryDevStopsOnSignal: the real binary prints the block, the CLI
+// works with its printed endpoint alone, and SIGINT (Ctrl-C) stops it
+// cleanly.
 func TestBinaryDevStopsOnSignal(t *testing.T) {
 	bin := buildBinary(t)
 	cmd := exec.Command(bin, "dev", "--listen", "127.0.0.1:0", "--tls-listen", "", "--data-dir", t.TempDir())
@@ -75,6 +76,19 @@ func TestBinaryDevStopsOnSignal(t *testing.T) {
 		cmd.Process.Kill()
 		cmd.Wait()
 		t.Fatalf("block:\n%s\nstderr:\n%s", block.String(), stderr.String())
+	}
+	// The block's exported endpoint is enough for the anylift CLI: with no
+	// credentials it uses dev's pair on a local endpoint.
+	var endpoint string
+	for _, l := range strings.Split(block.String(), "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(l), "export AWS_ENDPOINT_URL_GAMELIFT="); ok {
+			endpoint = v
+		}
+	}
+	cli := exec.Command(bin, "describe-fleet-attributes", "--output", "text")
+	cli.Env = []string{"AWS_ENDPOINT_URL_GAMELIFT=" + endpoint}
+	if out, err := cli.CombinedOutput(); err != nil || !strings.Contains(string(out), "anylift-dev") {
+		t.Errorf("anylift describe-fleet-attributes at %q: %v\n%s", endpoint, err, out)
 	}
 	cmd.Process.Signal(syscall.SIGINT)
 	go io.Copy(io.Discard, stdout)

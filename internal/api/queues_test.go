@@ -3,6 +3,7 @@ package api_test
 import (
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -142,6 +143,17 @@ func TestGameSessionQueueAndPlacementBadInput(t *testing.T) {
 			if _, err := gl.CreateGameSessionQueue(ctx, &gamelift.CreateGameSessionQueueInput{Name: aws.String("plain"), Destinations: queueDest(aws.ToString(f.FleetId))}); err != nil {
 				t.Fatal(err)
 			}
+			// An update naming an unknown destination changes nothing.
+			_, err = gl.UpdateGameSessionQueue(ctx, &gamelift.UpdateGameSessionQueueInput{Name: aws.String("plain"), TimeoutInSeconds: aws.Int32(30),
+				Destinations: queueDest("fleet-00000000-0000-0000-0000-000000000000")})
+			if errCode(err) != "NotFoundException" {
+				t.Errorf("update with an unknown destination: %v", err)
+			}
+			if got, err := gl.DescribeGameSessionQueues(ctx, &gamelift.DescribeGameSessionQueuesInput{Names: []string{"plain"}}); err != nil ||
+				len(got.GameSessionQueues) != 1 || aws.ToInt32(got.GameSessionQueues[0].TimeoutInSeconds) != 600 ||
+				aws.ToString(got.GameSessionQueues[0].Destinations[0].DestinationArn) != aws.ToString(f.FleetId) {
+				t.Errorf("queue after the refused update: %+v %v", got, err)
+			}
 			lat := func(ms float32) []types.PlayerLatency {
 				return []types.PlayerLatency{{PlayerId: aws.String("p"), RegionIdentifier: aws.String("custom-a"), LatencyInMilliseconds: aws.Float32(ms)}}
 			}
@@ -155,6 +167,9 @@ func TestGameSessionQueueAndPlacementBadInput(t *testing.T) {
 				{"override with latencies", &gamelift.StartGameSessionPlacementInput{PlayerLatencies: lat(10), PriorityConfigurationOverride: override}, "InvalidRequestException"},
 				{"override on a queue without LOCATION", &gamelift.StartGameSessionPlacementInput{PriorityConfigurationOverride: override}, "InvalidRequestException"},
 				{"negative latency", &gamelift.StartGameSessionPlacementInput{PlayerLatencies: lat(-1)}, "InvalidRequestException"},
+				{"NaN latency", &gamelift.StartGameSessionPlacementInput{PlayerLatencies: lat(float32(math.NaN()))}, "InvalidRequestException"},
+				{"infinite latency", &gamelift.StartGameSessionPlacementInput{PlayerLatencies: lat(float32(math.Inf(1)))}, "InvalidRequestException"},
+				{"a player twice in one region", &gamelift.StartGameSessionPlacementInput{PlayerLatencies: append(lat(10), lat(20)...)}, "InvalidRequestException"},
 				{"latency without a player", &gamelift.StartGameSessionPlacementInput{PlayerLatencies: []types.PlayerLatency{{RegionIdentifier: aws.String("custom-a"), LatencyInMilliseconds: aws.Float32(5)}}}, "InvalidRequestException"},
 				{"more players than seats", &gamelift.StartGameSessionPlacementInput{MaximumPlayerSessionCount: aws.Int32(1),
 					DesiredPlayerSessions: []types.DesiredPlayerSession{{PlayerId: aws.String("a")}, {PlayerId: aws.String("b")}}}, "InvalidRequestException"},

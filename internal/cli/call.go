@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"reflect"
 	"strings"
 	"time"
@@ -25,10 +27,34 @@ const (
 	DefaultRegion   = "us-west-2"
 )
 
+// DevAccessKey and DevSecretKey are the key pair used, when none is given,
+// for an endpoint on this machine: "anylift dev" accepts any pair, and any
+// other server refuses this one unless an operator configured it.
+const (
+	DevAccessKey = "anylift"
+	DevSecretKey = "anylift"
+)
+
+// isLoopback reports whether endpoint's host is this machine (localhost or
+// a loopback address).
+func isLoopback(endpoint string) bool {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return false
+	}
+	h := u.Hostname()
+	if h == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(h)
+	return err == nil && ip.IsLoopback()
+}
+
 // target is where and as whom requests go.
 type target struct {
 	endpoint, region string
 	creds            aws.Credentials
+	devPair          bool // creds are DevAccessKey/DevSecretKey, for lack of any
 	client           *http.Client
 	now              func() time.Time
 }
@@ -77,7 +103,11 @@ func (t *target) call(ctx context.Context, op string, body []byte) ([]byte, erro
 		return nil, &connectError{url: url}
 	}
 	if resp.StatusCode/100 != 2 {
-		return nil, errorAnswer(op, resp.StatusCode, answer)
+		e := errorAnswer(op, resp.StatusCode, answer)
+		if t.devPair && (e.code == "UnrecognizedClientException" || e.code == "InvalidSignatureException") {
+			e.message += " (no credentials were given, so the key pair of \"anylift dev\" was tried; give --access-key and --secret-key)"
+		}
+		return nil, e
 	}
 	return answer, nil
 }

@@ -194,6 +194,9 @@ func resolve(g *globals, getenv func(string) string) (*target, string, error) {
 	if key == "" && secret == "" {
 		key, secret, token = getenv("AWS_ACCESS_KEY_ID"), getenv("AWS_SECRET_ACCESS_KEY"), getenv("AWS_SESSION_TOKEN")
 	}
+	if key == "" && secret == "" && isLoopback(t.endpoint) {
+		key, secret, t.devPair = DevAccessKey, DevSecretKey, true
+	}
 	if key == "" || secret == "" {
 		return nil, "", errors.New("Unable to locate credentials. Give --access-key and --secret-key, " +
 			"or set ANYLIFT_ACCESS_KEY and ANYLIFT_SECRET_KEY, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY.")

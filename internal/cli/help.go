@@ -13,7 +13,9 @@ const globalHelp = `Global options (before or after the operation):
   --region REGION      signing region (ANYLIFT_REGION, AWS_REGION,
                        AWS_DEFAULT_REGION; default ` + DefaultRegion + `)
   --access-key KEY     access key id (ANYLIFT_ACCESS_KEY, AWS_ACCESS_KEY_ID)
-  --secret-key SECRET  its secret (ANYLIFT_SECRET_KEY, AWS_SECRET_ACCESS_KEY)
+  --secret-key SECRET  its secret (ANYLIFT_SECRET_KEY, AWS_SECRET_ACCESS_KEY);
+                       with none, an endpoint on this machine gets the pair
+                       ` + DevAccessKey + `/` + DevSecretKey + ` (what "anylift dev" accepts)
   --session-token TOK  session token (ANYLIFT_SESSION_TOKEN, AWS_SESSION_TOKEN)
   --output FORMAT      json (default), table or text (ANYLIFT_OUTPUT,
                        AWS_DEFAULT_OUTPUT)

@@ -92,9 +92,16 @@ func (s *Service) sweepPlacements(ctx context.Context) error {
 	return s.PlacePending(ctx)
 }
 
-// timeOut ends placement id TIMED_OUT if it is still PENDING and due.
+// timeOut ends placement id TIMED_OUT if it is still PENDING and due. A
+// provisional game session it left ACTIVATING belongs to nobody then: it
+// is terminated as TerminateGameSession would (TERMINATING, and its
+// process told to end), so that it neither holds the process nor turns
+// ACTIVE with no placement to report it (docs/decisions.md). A session
+// that became ACTIVE before this sweep has already fulfilled the placement.
 func (s *Service) timeOut(ctx context.Context, id string, now time.Time) error {
-	return s.update(ctx, func(tx store.Tx) error {
+	var orphan *game.GameSession
+	err := s.update(ctx, func(tx store.Tx) error {
+		orphan = nil
 		p, err := tx.GetPlacement(id)
 		if err != nil {
 			return err
@@ -106,8 +113,33 @@ func (s *Service) timeOut(ctx context.Context, id string, now time.Time) error {
 		if err != nil {
 			return err
 		}
+		if orphan, err = s.abandonSession(tx, p.GameSessionID); err != nil {
+			return err
+		}
 		return s.endPlacement(tx, q, p, game.PlacementTimedOut)
 	})
+	if err == nil && orphan != nil {
+		s.pushTerminate(ctx, orphan)
+	}
+	return err
+}
+
+// abandonSession marks the provisional session id, if any and still
+// ACTIVATING, TERMINATING; it returns the session when its process must
+// be told to end.
+func (s *Service) abandonSession(tx store.Tx, id string) (*game.GameSession, error) {
+	if id == "" {
+		return nil, nil
+	}
+	gs, err := tx.GetGameSession(id)
+	if game.IsKind(err, game.NotFound) {
+		return nil, nil
+	}
+	if err != nil || gs.Status != game.SessionActivating {
+		return nil, err
+	}
+	gs.Status, gs.StatusReason = game.SessionTerminating, game.ReasonTriggeredOnProcessTerminate
+	return gs, tx.UpdateGameSession(gs)
 }
 
 // queueTimeout is how long a placement on q may stay PENDING.

@@ -8,8 +8,8 @@ import (
 	"time"
 )
 
-// printBlock prints what a developer needs, once: how to point the AWS
-// CLI and boto3 at the service, and a game server's four values as flags
+// printBlock prints what a developer needs, once: the variables that point
+// the AWS CLI, boto3 and the anylift CLI at the service, and a game server's four values as flags
 // and as GAMELIFT_SDK_* variables.
 func printBlock(w io.Writer, e *Env, cfg Config) {
 	if w == nil {
@@ -21,8 +21,13 @@ func printBlock(w io.Writer, e *Env, cfg Config) {
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
 	p("Anylift dev is ready in %s (data in %s)", e.Elapsed.Round(time.Millisecond), cfg.Server.DataDir)
 	p("")
-	p("AWS CLI and boto3 (any credentials are accepted, e.g. AWS_ACCESS_KEY_ID=%s AWS_SECRET_ACCESS_KEY=%s):", AccessKey, SecretKey)
-	p("  aws gamelift describe-fleet-attributes --endpoint-url %s --region %s", e.Server.URL(), regionOf(cfg.Server))
+	p("AWS CLI, boto3 and the anylift CLI (any key pair is accepted); paste into your shell:")
+	p("  export AWS_ACCESS_KEY_ID=%s AWS_SECRET_ACCESS_KEY=%s AWS_DEFAULT_REGION=%s", AccessKey, SecretKey, regionOf(cfg.Server))
+	p("  export AWS_ENDPOINT_URL_GAMELIFT=%s", e.Server.URL())
+	p("then:")
+	p("  aws gamelift describe-fleet-attributes")
+	p("  anylift describe-fleet-attributes")
+	p("(an aws CLI older than 1.29 or 2.13 ignores AWS_ENDPOINT_URL_GAMELIFT: add --endpoint-url %s)", e.Server.URL())
 	p("")
 	p("Fleet %s (ANYWHERE), location %s, compute %s at %s", e.FleetID, Location, ComputeName, ComputeIP)
 	p("")

@@ -301,3 +301,50 @@ func TestConcurrentPlacersPlaceEachPlacementOnce(t *testing.T) {
 		}
 	})
 }
+
+// A placement that times out while its game session is still ACTIVATING
+// does not leave that session running for nobody: it is terminated and its
+// process told to end. A session that activates before the sweep notices
+// the deadline fulfils its placement.
+func TestPlacementTimeoutTerminatesItsActivatingSession(t *testing.T) {
+	eachBackend(t, func(t *testing.T, h *harness) {
+		h.queue(&gamelift.CreateGameSessionQueueInput{Name: aws.String("slow"), Destinations: dest(h.fleet), TimeoutInSeconds: aws.Int32(10)})
+		p := h.readyProc(h.fleet, testLocation, "host-1", "10.0.0.5")
+		h.mustStart(&gamelift.StartGameSessionPlacementInput{PlacementId: aws.String("a-1"), GameSessionQueueName: aws.String("slow"),
+			DesiredPlayerSessions: []types.DesiredPlayerSession{{PlayerId: aws.String("alice")}}})
+		gsID := p.push("CreateGameSession")["GameSessionId"].(string)
+		h.advance(10 * time.Second)
+		if got := h.placement("a-1"); got.Status != types.GameSessionPlacementStateTimedOut || len(got.PlacedPlayerSessions) != 0 {
+			t.Fatalf("after the timeout: %+v", got)
+		}
+		if gs := h.session(gsID); gs.Status != types.GameSessionStatusTerminating || gs.StatusReason != types.GameSessionStatusReasonTriggeredOnProcessTerminate {
+			t.Fatalf("its session: %s %s", gs.Status, gs.StatusReason)
+		}
+		p.push("TerminateProcess")
+		if a := p.call("ActivateGameSession", map[string]any{"GameSessionId": gsID}); status(a) == 200 {
+			t.Fatalf("a late activation was accepted: %v", a)
+		}
+		p.ok("TerminateServerProcess", nil)
+		if gs := h.session(gsID); gs.Status != types.GameSessionStatusTerminated {
+			t.Fatalf("after its process ended: %s", gs.Status)
+		}
+		if got := h.placement("a-1"); got.Status != types.GameSessionPlacementStateTimedOut {
+			t.Errorf("the placement changed to %s", got.Status)
+		}
+
+		// Activated past the deadline but before the sweep: fulfilled.
+		p2 := h.readyProc(h.fleet, testLocation, "host-2", "10.0.0.6")
+		h.mustStart(&gamelift.StartGameSessionPlacementInput{PlacementId: aws.String("a-2"), GameSessionQueueName: aws.String("slow")})
+		gs2 := p2.push("CreateGameSession")["GameSessionId"]
+		h.clock.Add(11 * time.Second)
+		p2.ok("ActivateGameSession", map[string]any{"GameSessionId": gs2})
+		h.sweep()
+		if got := h.placement("a-2"); got.Status != types.GameSessionPlacementStateFulfilled {
+			t.Fatalf("activated before the sweep: %s", got.Status)
+		}
+		p2.noPush()
+		if ns := h.notifications(); len(ns) != 2 || ns[0].Type != "PlacementTimedOut" || ns[1].Type != "PlacementFulfilled" {
+			t.Errorf("outbox %+v", ns)
+		}
+	})
+}

@@ -4,7 +4,10 @@
 # machine's pyenv Python, both speaking AWS JSON 1.1. Game sessions cannot
 # be created through the API yet, so the server is stopped once to seed a
 # few ACTIVE sessions into its store (test/e2e/seed), which also checks that
-# what was acknowledged survives a restart.
+# what was acknowledged survives a restart. Last, the real "anylift dev" on
+# a temp data dir runs two chat servers through its agent and is driven by
+# what it prints, with the aws CLI and anylift (no credentials), stopped with
+# SIGINT and started again on the same fleet.
 #
 # Prints each check; exits non-zero when any check fails.
 set -euo pipefail
@@ -22,6 +25,10 @@ cleanup() {
   if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
     kill -TERM "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
+  fi
+  if [ -n "${devpid:-}" ] && kill -0 "$devpid" 2>/dev/null; then
+    kill -INT "$devpid" 2>/dev/null || true
+    wait "$devpid" 2>/dev/null || true
   fi
   rm -rf "$tmp"
 }
@@ -228,5 +235,103 @@ echo "== boto3: cleanup"
 py cleanup
 
 stop_server
+
+# ---- anylift dev: the real binary on a temp data dir, driven by what it
+# prints, with two chat servers run by its agent.
+devpid=""
+start_dev() {
+  : >"$tmp/dev.out"
+  "$tmp/anylift" dev --listen 127.0.0.1:0 --tls-listen "" --data-dir "$tmp/devdata" "$@" \
+    >"$tmp/dev.out" 2>>"$tmp/dev.log" &
+  devpid=$!
+  for _ in $(seq 1 100); do
+    if grep -q '^Press Ctrl-C to stop.$' "$tmp/dev.out"; then break; fi
+    if ! kill -0 "$devpid" 2>/dev/null; then break; fi
+    sleep 0.1
+  done
+  devendpoint=$(sed -n 's/^  export AWS_ENDPOINT_URL_GAMELIFT=//p' "$tmp/dev.out")
+  devfleet=$(sed -n 's/^Fleet \(fleet-[^ ]*\) (ANYWHERE).*/\1/p' "$tmp/dev.out")
+  if [ -n "$devendpoint" ] && [ -n "$devfleet" ]; then
+    ok "anylift dev${*:+ $*} printed its block ($devendpoint, $devfleet)"
+  else
+    fail "anylift dev $*: no block: $(cat "$tmp/dev.out" "$tmp/dev.log")"
+  fi
+}
+stop_dev() {
+  kill -INT "$devpid"
+  local rc=0
+  wait "$devpid" || rc=$?
+  devpid=""
+  if [ "$rc" -eq 0 ]; then ok "anylift dev stops with exit 0 on SIGINT"; else fail "anylift dev exit status $rc on SIGINT"; fi
+}
+# dev_aws / dev_anylift: the clients with only what the block says to set
+# (anylift needs not even the key pair for a local endpoint).
+dev_aws() {
+  AWS_ACCESS_KEY_ID=anylift AWS_SECRET_ACCESS_KEY=anylift AWS_DEFAULT_REGION=us-west-2 \
+    AWS_ENDPOINT_URL_GAMELIFT="$devendpoint" aws gamelift "$@"
+}
+dev_anylift() {
+  env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY AWS_ENDPOINT_URL_GAMELIFT="$devendpoint" "$tmp/anylift" "$@"
+}
+# until_out WANT CMD...: reruns CMD (for at most 20 s) until its output contains WANT.
+until_out() {
+  local want=$1 out="" end=$((SECONDS + 20))
+  shift
+  while [ "$SECONDS" -lt "$end" ]; do
+    out=$("$@" 2>&1 || true)
+    if [[ "$out" == *"$want"* ]]; then return 0; fi
+    sleep 0.2
+  done
+  echo "$out" >&2
+  return 1
+}
+
+echo "== anylift dev --launch chat --count 2"
+start_dev --launch "$tmp/chat" --count 2 -- -host 127.0.0.1 -port 0
+if [ -n "$devfleet" ]; then
+  first_fleet=$devfleet
+  if until_out "$devfleet	2" dev_aws describe-fleet-utilization --fleet-ids "$devfleet" --output text \
+    --query 'FleetUtilization[0].[FleetId,ActiveServerProcessCount]' ; then
+    ok "the agent runs 2 chat servers"
+  else
+    fail "2 chat servers never became active"
+  fi
+  gs=$(dev_anylift create-game-session --fleet-id "$devfleet" --location custom-local \
+    --maximum-player-session-count 4 --name e2e-dev --output text 2>&1 | awk '$1 == "GAMESESSION" {for (i = 1; i <= NF; i++) if ($i ~ /^arn:aws:gamelift:.*gamesession/) print $i}') || true
+  if [ -n "$gs" ]; then ok "anylift create-game-session without credentials: $gs"; else fail "anylift create-game-session"; fi
+  if until_out ACTIVE dev_aws describe-game-sessions --game-session-id "$gs" --query 'GameSessions[0].Status' --output text; then
+    ok "the game session is ACTIVE"
+  else
+    fail "the game session never became ACTIVE"
+  fi
+  ps=$(dev_aws create-player-session --game-session-id "$gs" --player-id e2e-player --query 'PlayerSession.PlayerSessionId' --output text 2>&1) || true
+  port=$(dev_aws describe-game-sessions --game-session-id "$gs" --query 'GameSessions[0].Port' --output text 2>&1) || true
+  if [[ "$ps" == psess-* ]]; then ok "aws create-player-session: $ps"; else fail "aws create-player-session: $ps"; fi
+  # A client connects and stays connected while the player session is seen ACTIVE.
+  python3 -c '
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+s.sendall((sys.argv[2] + "\n").encode())
+print(s.makefile().readline().strip(), flush=True)
+time.sleep(30)
+' "$port" "$ps" >"$tmp/client.out" 2>&1 &
+  client=$!
+  if until_out ACTIVE dev_anylift describe-player-sessions --player-session-id "$ps" --output text; then
+    ok "anylift describe-player-sessions: the connected player is ACTIVE"
+  else
+    fail "the player session never became ACTIVE ($(cat "$tmp/client.out"))"
+  fi
+  if [ "$(head -n1 "$tmp/client.out")" = "OK" ]; then ok "the chat server accepted the player"; else fail "chat answered: $(cat "$tmp/client.out")"; fi
+  kill "$client" 2>/dev/null || true
+  wait "$client" 2>/dev/null || true
+  stop_dev
+  echo "== anylift dev again, on the same data dir"
+  start_dev
+  if [ "$devfleet" = "$first_fleet" ]; then ok "a restart keeps fleet $devfleet"; else fail "fleet $first_fleet became $devfleet"; fi
+  cli_dev_gs=$(dev_aws describe-game-sessions --game-session-id "$gs" --query 'GameSessions[0].Name' --output text 2>&1) || true
+  if [ "$cli_dev_gs" = "e2e-dev" ]; then ok "a restart keeps the game session"; else fail "after a restart: $cli_dev_gs"; fi
+  stop_dev
+fi
+
 echo "== $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
