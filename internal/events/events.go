@@ -114,9 +114,6 @@ func (s *Service) Shutdown() { s.hub.Close() }
 // Run tails the outbox and delivers webhooks until ctx ends; it returns
 // once both loops have stopped.
 func (s *Service) Run(ctx context.Context) {
-	if len(s.cfg.Webhook.Secret) == 0 {
-		s.cfg.Log.Warn("events: no --webhook-secret: webhook requests are sent unsigned")
-	}
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() {

@@ -99,6 +99,10 @@ type deliverer struct {
 	mu      sync.Mutex
 	skipped map[string]bool // undeliverable targets already logged
 	observe func(store.WebhookDelivery)
+	// unsigned warns, once, that webhooks go out without a signature:
+	// only when there is a webhook to send, so a setup without webhooks
+	// (anylift dev) stays quiet.
+	unsigned sync.Once
 }
 
 // isWebhook reports whether target is a URL this node can POST to.
@@ -244,6 +248,8 @@ func (d *deliverer) post(ctx context.Context, dl *store.WebhookDelivery) error {
 	req.Header.Set(HeaderAttempt, strconv.Itoa(dl.Attempts))
 	if len(d.cfg.Secret) > 0 {
 		req.Header.Set(HeaderSignature, Sign(d.cfg.Secret, n.Envelope))
+	} else {
+		d.unsigned.Do(func() { d.log.Warn("events: no --webhook-secret: webhook requests are sent unsigned") })
 	}
 	resp, err := d.cfg.Client.Do(req)
 	if err != nil {
