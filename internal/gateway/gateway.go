@@ -9,7 +9,6 @@ package gateway
 
 import (
 	"context"
-	"errors"
 	"hash/fnv"
 	"log/slog"
 	"net/http"
@@ -221,4 +220,3 @@ func (g *Gateway) checkTarget(fleetID, aliasID string) error {
 	return nil
 }
 
-var errNoPlacer = errors.New("no placer")
