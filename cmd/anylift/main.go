@@ -4,17 +4,24 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/anylift/anylift/internal/cli"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
+		var exit *cli.ExitError
+		if errors.As(err, &exit) {
+			os.Exit(exit.ExitCode()) // already printed
+		}
 		fmt.Fprintln(os.Stderr, "anylift:", err)
 		os.Exit(1)
 	}
@@ -24,9 +31,13 @@ const usage = `usage: anylift <command> [flags]
 
 commands:
   serve    run the service (control-plane API on --listen)
+  dev      run the service for local development, with a fleet ready for game servers
+  agent    run a game machine's server processes for an Anywhere fleet
   version  print the version
+  <operation>  call the API as "aws gamelift <operation>" does (listed below)
 
 Run "anylift <command> -h" for a command's flags.
+
 `
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -41,13 +52,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	switch args[0] {
 	case "serve":
 		return serve(ctx, args[1:], getenv, stdout, stderr)
+	case "dev":
+		return dev(ctx, args[1:], getenv, stdout, stderr)
+	case "agent":
+		return agentCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "anylift", version)
 		return nil
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
-		return nil
+		return cli.WriteOperations(stdout)
 	}
-	fmt.Fprint(stderr, usage)
-	return fmt.Errorf("unknown command %q", args[0])
+	// Anything else is an API operation (or global flags before one).
+	return cli.Run(ctx, args, getenv, stdout, stderr)
 }

@@ -37,6 +37,7 @@ func serveFlags(fs *flag.FlagSet) func() (server.Config, error) {
 	syncMode := fs.String("sqlite-synchronous", "FULL", "SQLite synchronous mode: FULL or NORMAL")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	ev := eventFlags(fs)
+	metricsRetention := fs.Duration("metrics-retention", 14*24*time.Hour, "how long the per-minute metric history behind the console's graphs is kept")
 	return func() (server.Config, error) {
 		creds := map[string]string{}
 		if *accessKey != "" || *secretKey != "" {
@@ -74,6 +75,7 @@ func serveFlags(fs *flag.FlagSet) func() (server.Config, error) {
 			MaxPlayersPerSession: *maxPlayers,
 			SearchPageSize:       *searchPage,
 			Events:               ev,
+			MetricsRetention:     *metricsRetention,
 		}, nil
 	}
 }
@@ -104,6 +106,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if addr := srv.TLSAddr(); addr != "" {
 		fmt.Fprintf(stdout, "process endpoint over TLS on wss://%s\n", addr)
 	}
+	fmt.Fprintf(stdout, "console at %s/console/, Prometheus metrics at %s/metrics\n", srv.URL(), srv.URL())
 	<-ctx.Done()
 	cfg.Log.Info("shutting down")
 	shutdown, cancel := context.WithTimeout(context.Background(), 30*time.Second)

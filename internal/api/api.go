@@ -38,6 +38,7 @@ type Observer func(op string, code string, elapsed time.Duration)
 // Handler serves the GameLift API.
 type Handler struct {
 	ops      map[string]handler
+	svc      *control.Service
 	verifier *Verifier
 	log      *slog.Logger
 	observe  Observer
@@ -53,7 +54,7 @@ type Options struct {
 
 // New returns the API handler over svc.
 func New(svc *control.Service, o Options) *Handler {
-	h := &Handler{ops: operations(svc), verifier: o.Verifier, log: o.Log, observe: o.Observe, newID: game.NewUUID}
+	h := &Handler{ops: operations(svc), svc: svc, verifier: o.Verifier, log: o.Log, observe: o.Observe, newID: game.NewUUID}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}

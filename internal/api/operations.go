@@ -8,7 +8,7 @@ func operations(s *control.Service) map[string]handler {
 	m := map[string]handler{}
 	for _, add := range []func(*control.Service, map[string]handler){
 		locationOps, tagOps, fleetOps, computeOps, aliasOps, gameSessionOps, playerSessionOps,
-		utilizationOps, searchOps,
+		utilizationOps, searchOps, queueOps,
 	} {
 		add(s, m)
 	}

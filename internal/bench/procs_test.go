@@ -74,6 +74,9 @@ type started struct {
 type pool struct {
 	fleet  *benchFleet
 	prefix string
+	// byName reports activations by game session name instead of id (the
+	// queue benchmark names each session after its placement).
+	byName bool
 
 	mu   sync.Mutex
 	idle []*gl.Process           // ready, never given a session (as far as we know)
@@ -126,7 +129,11 @@ func (p *pool) connect() (*gl.Process, error) {
 		Port: 7000 + int(pidSeq.Load()%50000),
 		OnStartGameSession: func(gs gl.GameSession) {
 			err := proc.ActivateGameSession()
-			p.waiter(gs.GameSessionID) <- started{proc, err}
+			key := gs.GameSessionID
+			if p.byName {
+				key = gs.Name
+			}
+			p.waiter(key) <- started{proc, err}
 		},
 		OnProcessTerminate: func() {},
 	})

@@ -201,6 +201,7 @@ func (s *Service) endSession(tx store.Tx, gs *game.GameSession, status, reason s
 	if !gs.Live() {
 		return nil
 	}
+	activating := gs.Status == game.SessionActivating
 	now := s.clock()
 	gs.Status, gs.TerminationTime = status, now
 	if reason != "" {
@@ -210,7 +211,10 @@ func (s *Service) endSession(tx store.Tx, gs *game.GameSession, status, reason s
 		return err
 	}
 	gs.CurrentPlayerSessionCount = 0
-	return tx.UpdateGameSession(gs)
+	if err := tx.UpdateGameSession(gs); err != nil || !activating {
+		return err
+	}
+	return s.placementSessionEnded(tx, gs)
 }
 
 // endLostSessions ends sessions whose process is gone (DESIGN.md decision

@@ -79,6 +79,9 @@ func (s *Service) ProcessReady(ctx context.Context, ref ProcessRef, r *sdkwire.A
 		if p.Status != game.ProcessActive {
 			p.Healthy, p.UnhealthyReports, p.LastHeartbeat = false, 0, now
 		}
+		if p.ActivationTime.IsZero() {
+			p.ActivationTime = now
+		}
 		p.Status, p.Port, p.LogPaths = game.ProcessActive, r.Port, r.LogPaths
 		p.SDKVersion, p.SDKLanguage = r.SdkVersion, r.SdkLanguage
 		return nil
@@ -94,7 +97,9 @@ const unhealthyLimit = 3
 func (s *Service) ProcessHeartbeat(ctx context.Context, ref ProcessRef, healthy bool) error {
 	now := s.clock()
 	var sick *game.Process
+	freed := false
 	err := s.updateProcess(ctx, ref, func(tx store.Tx, p *game.Process) error {
+		freed = healthy && !p.Healthy && p.GameSessionID == ""
 		p.LastHeartbeat, p.Healthy = now, healthy
 		if healthy {
 			p.UnhealthyReports = 0
@@ -109,6 +114,9 @@ func (s *Service) ProcessHeartbeat(ctx context.Context, ref ProcessRef, healthy 
 	})
 	if err == nil && sick != nil {
 		s.sendTerminate(sick)
+	}
+	if err == nil && freed {
+		s.wakePlacer() // a process can take a game session now
 	}
 	return err
 }
@@ -164,7 +172,10 @@ func (s *Service) ProcessActivateGameSession(ctx context.Context, ref ProcessRef
 			return err
 		}
 		gs.Status, gs.IPAddress, gs.DNSName, gs.Port = game.SessionActive, c.IPAddress, c.DNSName, p.Port
-		return tx.UpdateGameSession(gs)
+		if err := tx.UpdateGameSession(gs); err != nil {
+			return err
+		}
+		return s.fulfilPlacement(tx, gs)
 	})
 }
 
@@ -272,6 +283,7 @@ func (s *Service) ProcessEnding(ctx context.Context, ref ProcessRef) error {
 func (s *Service) endProcess(tx store.Tx, p *game.Process, status, reason, code, message string) error {
 	now := s.clock()
 	p.Status, p.TerminationTime, p.Connected = game.ProcessTerminated, now, false
+	p.Abnormal = code != ""
 	if p.GameSessionID != "" {
 		gs, err := tx.GetGameSession(p.GameSessionID)
 		if err != nil && !game.IsKind(err, game.NotFound) {

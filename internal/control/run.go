@@ -14,6 +14,12 @@ const tick = time.Second
 func (s *Service) Run(ctx context.Context) {
 	t := time.NewTicker(tick)
 	defer t.Stop()
+	placer := make(chan struct{})
+	go func() {
+		defer close(placer)
+		s.runPlacer(ctx)
+	}()
+	defer func() { <-placer }()
 	for {
 		select {
 		case <-ctx.Done():
@@ -40,5 +46,6 @@ func (s *Service) sweeps() []func(context.Context) error {
 		s.sweepActivations,
 		s.sweepAuthTokens,
 		s.expireReservations,
+		s.sweepPlacements,
 	}
 }

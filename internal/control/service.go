@@ -84,6 +84,8 @@ type Service struct {
 	log   *slog.Logger
 	// pusher reaches connected server processes; nil until SetPusher.
 	pusher Pusher
+	// placerWake wakes the placement committer (placer.go).
+	placerWake chan struct{}
 }
 
 // New returns a Service over st. now is the clock (time.Now when nil).
@@ -95,7 +97,7 @@ func New(st store.Store, cfg Config, now func() time.Time, log *slog.Logger) *Se
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{store: st, cfg: cfg, now: now, log: log}
+	return &Service{store: st, cfg: cfg, now: now, log: log, placerWake: make(chan struct{}, 1)}
 }
 
 // Config returns the settings in effect, defaults filled in.

@@ -39,6 +39,11 @@ type Process struct {
 	TokenExpires    time.Time
 	CreationTime    time.Time
 	TerminationTime time.Time
+	// ActivationTime is when the process first became ACTIVE; Abnormal
+	// marks a process that ended without ProcessEnding (lost, crashed,
+	// unhealthy). Both feed the fleet metrics.
+	ActivationTime time.Time
+	Abnormal       bool
 }
 
 // Free reports whether p can take a new game session.

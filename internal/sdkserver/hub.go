@@ -46,6 +46,7 @@ func (s *Server) attach(h *Handshake, c Conn) (*session, bool) {
 		})
 	}
 	p.conns = append(p.conns, sess)
+	s.conns.Add(1)
 	return sess, true
 }
 
@@ -62,6 +63,7 @@ func (s *Server) detach(sess *session) bool {
 	for i, c := range p.conns {
 		if c == sess {
 			p.conns = append(p.conns[:i:i], p.conns[i+1:]...)
+			s.conns.Add(-1)
 			break
 		}
 	}

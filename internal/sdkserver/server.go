@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -71,7 +72,14 @@ type Server struct {
 	mu     sync.Mutex
 	procs  map[Process]*proc
 	closed bool
+
+	// conns counts open connections, readable without mu (metrics).
+	conns atomic.Int64
 }
+
+// Connections is the number of open process connections on this Server.
+// It takes no lock, so a metrics scrape never waits on the endpoint.
+func (s *Server) Connections() int { return int(s.conns.Load()) }
 
 // New returns a Server; it starts nothing.
 func New(cfg Config) *Server {

@@ -63,6 +63,9 @@ type Config struct {
 	// Player configures it.
 	PlayerListen string
 	Player       gateway.Config
+	// MetricsRetention is how long the per-minute metric history is kept
+	// (14 days when zero).
+	MetricsRetention time.Duration
 
 	Log *slog.Logger
 	Now func() time.Time // the clock; time.Now when nil
@@ -76,6 +79,7 @@ type Server struct {
 	api    *api.Handler
 	events *events.Service
 	hub    *sdkserver.Server
+	obs    *observability
 	ln     net.Listener
 	tlsLn  net.Listener
 	http   *http.Server
@@ -152,12 +156,14 @@ func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 	if cfg.AnyCredentials {
 		cfg.Log.Warn("INSECURE: --insecure-any-credentials is set; any well-formed signature from any access key is accepted. Use this for local development only.")
 	}
+	procs := &processes{svc: s.svc}
+	s.hub = sdkserver.New(sdkserver.Config{Auth: procs, Backend: procs, Logger: cfg.Log})
+	s.obs = newObservability(cfg, st, s.svc, s.hub)
 	s.api = api.New(s.svc, api.Options{
 		Verifier: &api.Verifier{Secrets: cfg.Credentials, AnyCredentials: cfg.AnyCredentials, Now: cfg.Now},
 		Log:      cfg.Log,
+		Observe:  s.obs.exporter.Observe,
 	})
-	procs := &processes{svc: s.svc}
-	s.hub = sdkserver.New(sdkserver.Config{Auth: procs, Backend: procs, Logger: cfg.Log})
 	procs.hub = s.hub
 	s.svc.SetPusher(procs)
 	s.http = &http.Server{
@@ -189,6 +195,7 @@ func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 		defer s.wg.Done()
 		s.svc.Run(runCtx)
 	}()
+	s.obs.run(runCtx, &s.wg)
 	cfg.Log.Info("anylift serving", "listen", s.ln.Addr().String(), "tls", s.TLSAddr(), "store", storeName(cfg),
 		"region", s.svc.Config().Account.Region, "player_gateway", s.PlayerAddr())
 	return s, nil
@@ -243,6 +250,8 @@ func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", s.healthz)
 	mux.Handle("GET /events", s.events.Handler())
+	mux.HandleFunc("POST "+api.AgentReportPath, s.api.ServeAgentReport)
+	s.obs.mount(mux)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if api.Match(r) {
 			s.api.ServeHTTP(w, r)

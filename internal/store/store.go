@@ -43,6 +43,8 @@ type Tx interface {
 	SearchTx
 	OutboxTx
 	WebhookTx
+	QueueTx
+	MetricsTx
 }
 
 // Page asks for one page of a list: at most Limit items after the opaque

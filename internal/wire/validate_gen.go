@@ -26,7 +26,7 @@ var patterns = [...]*regexp.Regexp{
 	regexp.MustCompile("^(?:[a-zA-Z0-9-]+)$"),
 	regexp.MustCompile("^(?:^[A-Za-z0-9\\-]+)$"),
 	regexp.MustCompile("^(?:[\\s\\S]*)$"),
-	regexp.MustCompile("^(?:[a-zA-Z0-9:_-]*(\\.fifo)?)$"),
+	regexp.MustCompile("^(?:[a-zA-Z0-9:_-]*(\\.fifo)?|https?://[^\\s]+)$"),
 	regexp.MustCompile("^(?:^custom-[A-Za-z0-9\\-]+)$"),
 	regexp.MustCompile("^(?:[a-zA-Z0-9:/-]+)$"),
 	regexp.MustCompile("^(?:[a-zA-Z0-9-\\.]*|^arn:.*:matchmakingruleset\\/[a-zA-Z0-9-\\.]*)$"),

@@ -1,13 +1,15 @@
 """End-to-end checks of a running Anylift with boto3 (AWS JSON 1.1).
 
-Usage: e2e.py ENDPOINT STATE_FILE setup|main|cleanup
+Usage: e2e.py ENDPOINT STATE_FILE setup|main|placement|cleanup
 
 setup creates a location, an Anywhere fleet in it, a compute, aliases and
 tags, and writes the ids it made to STATE_FILE (JSON). The run script then
 stops the server, seeds ACTIVE game sessions into its store, restarts it,
 and runs main, which describes, lists and searches everything, creates
 player sessions, and checks that errors arrive as the right classes.
-After the CLI checks, cleanup deregisters and deletes what setup made.
+placement creates a queue and places a game session through it on the
+chat example game server the run script starts on the compute. After the
+CLI checks, cleanup deregisters and deletes what setup made.
 
 Each check prints "ok" or "FAIL" with its name; the exit status is the
 number of failed checks (capped at 100). Standard library and boto3 only.
@@ -264,6 +266,57 @@ def errors(gl, c):
         gl, "InvalidRequestException", gl.list_locations, Limit=500))
 
 
+def placement(gl, c, state):
+    """Runs while the run script's chat game server is up on the compute."""
+    fid = state["fleet_id"]
+    q = c.run("CreateGameSessionQueue with a webhook target", lambda: gl.create_game_session_queue(
+        Name="e2e-queue", Destinations=[{"DestinationArn": state["fleet_arn"]}], TimeoutInSeconds=60,
+        NotificationTarget="http://127.0.0.1:9/e2e-hook")["GameSessionQueue"])
+    if not q:
+        return
+    c.run("... its ARN names the queue", lambda: expect(
+        q["GameSessionQueueArn"].endswith(":gamesessionqueue/e2e-queue"), q))
+    c.run("DescribeGameSessionQueues by name", lambda: expect(
+        [x["Name"] for x in gl.describe_game_session_queues(Names=["e2e-queue"])["GameSessionQueues"]] == ["e2e-queue"], "queues"))
+    c.run("CreateGameSessionQueue with an unknown fleet -> NotFoundException", lambda: raises(
+        gl, "NotFoundException", gl.create_game_session_queue, Name="e2e-bad",
+        Destinations=[{"DestinationArn": fid[:-4] + "0000"}]))
+    started = c.run("StartGameSessionPlacement", lambda: gl.start_game_session_placement(
+        PlacementId="e2e-placement-1", GameSessionQueueName="e2e-queue", MaximumPlayerSessionCount=4,
+        GameSessionName="e2e-placed", DesiredPlayerSessions=[{"PlayerId": "e2e-player", "PlayerData": "hi"}],
+        PlayerLatencies=[{"PlayerId": "e2e-player", "RegionIdentifier": LOCATION, "LatencyInMilliseconds": 20.5}],
+    )["GameSessionPlacement"])
+    if not started:
+        return
+    c.run("... answers PENDING", lambda: expect(started["Status"] == "PENDING", started["Status"]))
+    c.run("override with latencies -> InvalidRequestException", lambda: raises(
+        gl, "InvalidRequestException", gl.start_game_session_placement, PlacementId="e2e-placement-2",
+        GameSessionQueueName="e2e-queue", MaximumPlayerSessionCount=2,
+        PlayerLatencies=[{"PlayerId": "p", "RegionIdentifier": LOCATION, "LatencyInMilliseconds": 1}],
+        PriorityConfigurationOverride={"LocationOrder": [LOCATION]}))
+
+    def fulfilled():
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            p = gl.describe_game_session_placement(PlacementId="e2e-placement-1")["GameSessionPlacement"]
+            if p["Status"] != "PENDING":
+                return p
+            time.sleep(0.1)
+        raise AssertionError("still PENDING after 20 s")
+    p = c.run("DescribeGameSessionPlacement until FULFILLED", fulfilled)
+    if not p:
+        return
+    c.run("... FULFILLED with connection details and the seat", lambda: expect(
+        p["Status"] == "FULFILLED" and p["IpAddress"] == "127.0.0.1" and p["Port"] > 0 and
+        p["GameSessionRegion"] == LOCATION and p["EndTime"] >= p["StartTime"] and
+        [x["PlayerId"] for x in p["PlacedPlayerSessions"]] == ["e2e-player"], p))
+    c.run("... its game session is ACTIVE", lambda: expect(gl.describe_game_sessions(
+        GameSessionId=p["GameSessionArn"])["GameSessions"][0]["Status"] == "ACTIVE", "status"))
+    c.run("StopGameSessionPlacement after fulfilment -> InvalidRequestException", lambda: raises(
+        gl, "InvalidRequestException", gl.stop_game_session_placement, PlacementId="e2e-placement-1"))
+    c.run("DeleteGameSessionQueue", lambda: gl.delete_game_session_queue(Name="e2e-queue"))
+
+
 def main_phase(gl, endpoint, c, state):
     auth(endpoint, c)
     errors(gl, c)
@@ -316,6 +369,9 @@ def main():
             json.dump(state, f)
     elif phase == "cleanup":
         cleanup(gl, c, state)
+    elif phase == "placement":
+        if state.get("fleet_id"):
+            placement(gl, c, state)
     else:
         main_phase(gl, endpoint, c, state)
     print(f"boto3 {phase}: {c.passed} passed, {c.failed} failed", flush=True)

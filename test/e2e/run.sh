@@ -13,7 +13,12 @@ export PATH="/usr/local/go/bin:$HOME/go/bin:$HOME/.pyenv/shims:$PATH"
 
 tmp=$(mktemp -d)
 pid=""
+chat=""
 cleanup() {
+  if [ -n "$chat" ] && kill -0 "$chat" 2>/dev/null; then
+    kill -TERM "$chat" 2>/dev/null || true
+    wait "$chat" 2>/dev/null || true
+  fi
   if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
     kill -TERM "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
@@ -40,6 +45,7 @@ fail() { failed=$((failed + 1)); echo "FAIL $1"; }
 echo "== build"
 go build -o "$tmp/anylift" ./cmd/anylift
 go build -o "$tmp/seed" ./test/e2e/seed
+go build -o "$tmp/chat" ./examples/chat
 
 endpoint=""
 start_server() {
@@ -129,6 +135,16 @@ echo "== boto3: after restart"
 start_server
 py main
 
+if [ -n "$fleet_id" ]; then
+  echo "== boto3: placement through a queue onto the chat game server"
+  token=$(aws --endpoint-url "$endpoint" --output text gamelift get-compute-auth-token \
+    --fleet-id "$fleet_id" --compute-name e2e-compute --query AuthToken)
+  "$tmp/chat" -websocketurl "${endpoint/http:/ws:}" -authtoken "$token" -hostid e2e-compute \
+    -fleetid "$fleet_id" -host 127.0.0.1 -port 0 2>>"$tmp/chat.log" &
+  chat=$!
+  py placement
+fi
+
 echo "== aws CLI"
 cli "list-locations" "custom-e2e" -- list-locations --filters CUSTOM
 cli "list-tags-for-resource" "team" -- list-tags-for-resource \
@@ -155,6 +171,54 @@ if [ -n "$fleet_id" ]; then
     --fleet-id "$fleet_id" --filter-expression "hasAvailablePlayerSessions=true AND maximumSessions >= 8"
   cli "describe-game-sessions" "ACTIVE" -- describe-game-sessions --fleet-id "$fleet_id" --page-size 2
   cli_error "describe-fleet-capacity (bad id)" InvalidRequestException -- describe-fleet-capacity --fleet-ids "no such fleet"
+fi
+
+# same NAME -- ARGS...: "anylift ARGS" and "aws gamelift ARGS" print the
+# same stdout and stderr; anylift exits 254 where aws (version 1) exits 255.
+same() {
+  local name=$1
+  shift 2
+  local arc=0 lrc=0
+  aws --endpoint-url "$endpoint" gamelift "$@" >"$tmp/aws.out" 2>"$tmp/aws.err" || arc=$?
+  "$tmp/anylift" --endpoint-url "$endpoint" "$@" >"$tmp/anylift.out" 2>"$tmp/anylift.err" || lrc=$?
+  if [ "$arc" -eq 255 ] && [ "$lrc" -eq 254 ]; then lrc=255; fi
+  if [ "$arc" -eq "$lrc" ] && cmp -s "$tmp/aws.out" "$tmp/anylift.out" && cmp -s "$tmp/aws.err" "$tmp/anylift.err"; then
+    ok "anylift $name = aws"
+  else
+    fail "anylift $name (status $lrc) differs from aws (status $arc): $(diff "$tmp/aws.out" "$tmp/anylift.out"; diff "$tmp/aws.err" "$tmp/anylift.err")"
+  fi
+}
+
+echo "== anylift CLI against the aws CLI"
+same "list-locations" -- list-locations
+same "list-locations (table)" -- list-locations --output table
+same "create-location (duplicate)" -- create-location --location-name custom-e2e
+same "delete-location (missing)" -- delete-location --location-name custom-missing
+if "$tmp/anylift" --endpoint-url "$endpoint" create-location --location-name custom-cli --tags Key=made-by,Value=anylift >/dev/null; then
+  cli "anylift create-location, seen by aws" "custom-cli" -- list-locations --filters CUSTOM
+  same "list-tags-for-resource (of anylift's location)" -- list-tags-for-resource \
+    --resource-arn "arn:aws:gamelift:us-west-2:000000000000:location/custom-cli"
+  out=$("$tmp/anylift" --endpoint-url "$endpoint" delete-location --location-name custom-cli 2>&1) && rc=0 || rc=$?
+  if [ "$rc" -eq 0 ] && [ -z "$out" ]; then ok "anylift delete-location (no output, as aws)"; else fail "anylift delete-location: status $rc: $out"; fi
+  same "delete-location (deleted by anylift)" -- delete-location --location-name custom-cli
+else
+  fail "anylift create-location"
+fi
+if [ -n "$fleet_id" ]; then
+  same "describe-fleet-attributes" -- describe-fleet-attributes --fleet-ids "$fleet_id"
+  same "describe-fleet-attributes (table)" -- describe-fleet-attributes --fleet-ids "$fleet_id" --output table
+  same "describe-fleet-attributes (text)" -- describe-fleet-attributes --fleet-ids "$fleet_id" --output text
+  same "list-compute" -- list-compute --fleet-id "$fleet_id"
+  same "describe-runtime-configuration" -- describe-runtime-configuration --fleet-id "$fleet_id"
+  same "describe-game-sessions" -- describe-game-sessions --fleet-id "$fleet_id"
+  same "describe-game-sessions (table)" -- describe-game-sessions --fleet-id "$fleet_id" --output table
+  same "search-game-sessions" -- search-game-sessions --fleet-id "$fleet_id" \
+    --filter-expression "gameSessionProperties.mode = 'ctf'" --sort-expression "creationTimeMillis DESC"
+  same "describe-game-sessions (pages of 2, at most 5, text)" -- describe-game-sessions --fleet-id "$fleet_id" \
+    --page-size 2 --max-items 5 --output text
+  same "search-game-sessions (pages of 1, at most 2)" -- search-game-sessions --fleet-id "$fleet_id" --page-size 1 --max-items 2
+  same "describe-fleet-utilization" -- describe-fleet-utilization --fleet-ids "$fleet_id"
+  same "describe-fleet-capacity (bad id)" -- describe-fleet-capacity --fleet-ids "no such fleet"
 fi
 
 echo "== boto3: cleanup"

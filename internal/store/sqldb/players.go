@@ -199,8 +199,13 @@ func (t *Tx) SetPlayerSessionStatus(id, status string, at time.Time) (*game.Play
 	if err != nil {
 		return nil, err
 	}
-	if _, err := t.exec(`UPDATE player_sessions SET status = ?, ended = ?, doc = ? WHERE id = ?`,
-		p.Status, store.Millis(p.TerminationTime), string(doc), id); err != nil {
+	activated := int64(0) // when it first takes its seat (metrics)
+	if status == game.PlayerActive {
+		activated = store.Millis(at)
+	}
+	if _, err := t.exec(`UPDATE player_sessions SET status = ?, ended = ?, doc = ?,
+		activated = CASE WHEN activated = 0 THEN ? ELSE activated END WHERE id = ?`,
+		p.Status, store.Millis(p.TerminationTime), string(doc), activated, id); err != nil {
 		return nil, err
 	}
 	switch {

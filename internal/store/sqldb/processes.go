@@ -24,15 +24,17 @@ func (t *Tx) PutProcess(p *game.Process) error {
 		return err
 	}
 	_, err = t.exec(`INSERT INTO processes (fleet_id, compute, pid, location, status, healthy, connected, game_session_id,
-			last_heartbeat, disconnected_at, token_expires, created, doc)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			last_heartbeat, disconnected_at, token_expires, created, doc, activated, ended, abnormal)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (fleet_id, compute, pid) DO UPDATE SET location = excluded.location, status = excluded.status,
 			healthy = excluded.healthy, connected = excluded.connected, game_session_id = excluded.game_session_id,
 			last_heartbeat = excluded.last_heartbeat, disconnected_at = excluded.disconnected_at,
-			token_expires = excluded.token_expires, doc = excluded.doc`,
+			token_expires = excluded.token_expires, doc = excluded.doc, activated = excluded.activated,
+			ended = excluded.ended, abnormal = excluded.abnormal`,
 		p.FleetID, p.ComputeName, p.PID, p.Location, p.Status, flag(p.Healthy), flag(p.Connected), p.GameSessionID,
 		store.Millis(p.LastHeartbeat), store.Millis(p.DisconnectedAt), store.Millis(p.TokenExpires),
-		store.Millis(p.CreationTime), string(doc))
+		store.Millis(p.CreationTime), string(doc), store.Millis(p.ActivationTime), store.Millis(p.TerminationTime),
+		flag(p.Abnormal))
 	return err
 }
 

@@ -102,9 +102,9 @@ func (t *Tx) UpdateGameSession(s *game.GameSession) error {
 	}
 	var pk int64
 	err = t.queryRow(`UPDATE game_sessions SET compute = ?, status = ?, name = ?, max_players = ?, policy = ?,
-		ended = ?, doc = ? WHERE id = ? RETURNING pk`,
+		ended = ?, reason = ?, doc = ? WHERE id = ? RETURNING pk`,
 		s.ComputeName, s.Status, s.Name, s.MaximumPlayerSessionCount, s.PlayerSessionCreationPolicy,
-		store.Millis(s.TerminationTime), string(doc), s.ID).Scan(&pk)
+		store.Millis(s.TerminationTime), s.StatusReason, string(doc), s.ID).Scan(&pk)
 	if errNoRows(err) {
 		return game.Errorf(game.NotFound, "game session %s not found", s.ID)
 	}

@@ -27,7 +27,8 @@ import (
 )
 
 type member struct {
-	Shape string `json:"shape"`
+	Shape         string `json:"shape"`
+	Documentation string `json:"documentation"`
 }
 
 type shape struct {
@@ -47,10 +48,11 @@ type shape struct {
 }
 
 type operation struct {
-	Name   string   `json:"name"`
-	Input  *member  `json:"input"`
-	Output *member  `json:"output"`
-	Errors []member `json:"errors"`
+	Name          string   `json:"name"`
+	Input         *member  `json:"input"`
+	Output        *member  `json:"output"`
+	Errors        []member `json:"errors"`
+	Documentation string   `json:"documentation"`
 }
 
 type model struct {
@@ -66,6 +68,7 @@ type memberOrder map[string][]string
 func main() {
 	modelPath := flag.String("model", "", "path to botocore's gamelift service-2.json.gz")
 	out := flag.String("out", ".", "output directory")
+	cliOut := flag.String("cli", "", "write only the CLI's command table, into this directory")
 	flag.Parse()
 	if *modelPath == "" {
 		*modelPath = findModel()
@@ -75,8 +78,14 @@ func main() {
 	if err := json.Unmarshal(raw, &m); err != nil {
 		log.Fatal(err)
 	}
+	applyOverrides(&m)
 	order := readOrder(raw)
 	g := &generator{m: m, order: order}
+	if *cliOut != "" {
+		g.pages = readPaginators(filepath.Join(filepath.Dir(*modelPath), "paginators-1.json"))
+		g.write(filepath.Join(*cliOut, "commands_gen.go"), g.cli())
+		return
+	}
 	g.write(filepath.Join(*out, "shapes_gen.go"), g.shapes())
 	g.write(filepath.Join(*out, "validate_gen.go"), g.validation())
 	g.write(filepath.Join(*out, "operations_gen.go"), g.operations())
@@ -143,6 +152,7 @@ func readOrder(raw []byte) memberOrder {
 }
 
 type generator struct {
+	pages map[string]string // paginated operation → its result key
 	m     model
 	order memberOrder
 	res   []string // compiled patterns, by index

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/anylift/anylift/internal/agent"
+)
+
+// agentCmd runs "anylift agent": the process supervisor of a game machine
+// (internal/agent). Flags may also come from ANYLIFT_* variables; the
+// credentials and region fall back to the usual AWS variables.
+func agentCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
+	host, _ := os.Hostname()
+	fs.String("config", "", "JSON file of settings, keyed by flag name")
+	endpoint := fs.String("endpoint", "http://127.0.0.1:9870", "the Anylift service's API URL")
+	region := fs.String("region", "", "region to sign requests for (default $AWS_REGION, else us-west-2)")
+	accessKey := fs.String("access-key", "", "access key id (default $AWS_ACCESS_KEY_ID)")
+	secretKey := fs.String("secret-key", "", "secret key (default $AWS_SECRET_ACCESS_KEY)")
+	fleetID := fs.String("fleet-id", "", "the Anywhere fleet to serve (required)")
+	compute := fs.String("compute-name", host, "this machine's compute name, unique in the fleet")
+	location := fs.String("location", "", "the fleet's custom location this machine is in (required)")
+	ip := fs.String("ip-address", "", "the address players connect to (required)")
+	dns := fs.String("dns-name", "", "the DNS name players connect to (optional)")
+	logDir := fs.String("log-dir", "logs", "directory of the server processes' stdout and stderr logs")
+	workDir := fs.String("work-dir", "", "working directory of the server processes, and base of relative launch paths")
+	poll := fs.Duration("poll-interval", 15*time.Second, "how often to read the fleet's runtime configuration")
+	stop := fs.Duration("stop-timeout", 30*time.Second, "how long a process has to exit after SIGTERM before SIGKILL")
+	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+	if err := layer(fs, args, getenv); err != nil {
+		if err == flag.ErrHelp {
+			fmt.Fprintln(stdout, "usage: anylift agent --fleet-id ID --location LOC --ip-address IP [flags]")
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+			return nil
+		}
+		return err
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		return fmt.Errorf("--log-level: %w", err)
+	}
+	cfg := agent.Config{
+		Endpoint: *endpoint, Region: or(*region, getenv("AWS_REGION"), "us-west-2"),
+		AccessKey: or(*accessKey, getenv("AWS_ACCESS_KEY_ID")), SecretKey: or(*secretKey, getenv("AWS_SECRET_ACCESS_KEY")),
+		FleetID: *fleetID, ComputeName: *compute, Location: *location, IPAddress: *ip, DNSName: *dns,
+		LogDir: *logDir, WorkDir: *workDir, PollInterval: *poll, StopTimeout: *stop,
+		Log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
+	}
+	a, err := agent.New(cfg)
+	if err != nil {
+		return err
+	}
+	return a.Run(ctx)
+}
+
+// or is the first non-empty value.
+func or(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

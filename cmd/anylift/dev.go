@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"slices"
+
+	"github.com/anylift/anylift/internal/devenv"
+)
+
+// dev runs "anylift dev [flags] [-- game server arguments]": the service
+// for local development, with a fleet ready for game servers (devenv).
+func dev(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	var gameArgs []string
+	if i := slices.Index(args, "--"); i >= 0 {
+		args, gameArgs = args[:i], args[i+1:]
+	}
+	fs := flag.NewFlagSet("dev", flag.ContinueOnError)
+	build := serveFlags(fs)
+	setDefault(fs, "log-level", "warn") // the block is what matters
+	launch := fs.String("launch", "", "a game server executable for the agent to run (its arguments follow --)")
+	count := fs.Int("count", 1, "how many copies of --launch to keep running")
+	if err := layer(fs, args, getenv); err != nil {
+		if err == flag.ErrHelp {
+			fmt.Fprintln(stdout, "usage: anylift dev [flags] [-- game server arguments]")
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+			return nil
+		}
+		return err
+	}
+	if *count < 1 || *count > 50 {
+		return fmt.Errorf("--count must be 1 to 50")
+	}
+	if len(gameArgs) > 0 && *launch == "" {
+		return fmt.Errorf("arguments after -- are for --launch, which is not set")
+	}
+	if *launch != "" {
+		if st, err := os.Stat(*launch); err != nil || st.IsDir() {
+			return fmt.Errorf("--launch %s: not an executable file", *launch)
+		}
+	}
+	cfg, err := build()
+	if err != nil {
+		return err
+	}
+	var level slog.Level
+	level.UnmarshalText([]byte(fs.Lookup("log-level").Value.String()))
+	return devenv.Run(ctx, devenv.Config{
+		Server: cfg, Launch: *launch, Count: *count, Args: gameArgs, Out: stdout,
+		Log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
+	})
+}
+
+// setDefault changes a flag's default without marking it set, so that the
+// environment and the command line still override it.
+func setDefault(fs *flag.FlagSet, name, value string) {
+	f := fs.Lookup(name)
+	f.Value.Set(value)
+	f.DefValue = value
+}

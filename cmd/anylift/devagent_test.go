@@ -1,0 +1,84 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestDevAndAgentRefuseBadFlags: mistakes are refused before anything
+// starts, with messages that name the flag.
+func TestDevAndAgentRefuseBadFlags(t *testing.T) {
+	none := func(string) string { return "" }
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"dev", "--count", "0", "--launch", "x"}, "--count must be 1 to 50"},
+		{[]string{"dev", "--", "-port", "7777"}, "arguments after -- are for --launch"},
+		{[]string{"dev", "stray"}, `unexpected argument "stray"`},
+		{[]string{"dev", "--launch", "/nonexistent/gameserver"}, "--launch /nonexistent/gameserver: not an executable file"},
+		{[]string{"agent", "--location", "custom-x", "--ip-address", "10.0.0.1"}, "the fleet id is required"},
+		{[]string{"agent", "--fleet-id", "fleet-1", "--ip-address", "10.0.0.1"}, "the location is required"},
+		{[]string{"agent", "--fleet-id", "fleet-1", "--location", "custom-x"}, "IP address is required"},
+		{[]string{"agent", "--fleet-id", "fleet-1", "--location", "custom-x", "--ip-address", "10.0.0.1"}, "credentials are required"},
+	} {
+		err := run(context.Background(), tc.args, none, &bytes.Buffer{}, &bytes.Buffer{})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v, want %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+func TestDevAndAgentHelp(t *testing.T) {
+	for _, cmd := range []string{"dev", "agent"} {
+		var out bytes.Buffer
+		if err := run(context.Background(), []string{cmd, "-h"}, func(string) string { return "" }, &out, &bytes.Buffer{}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), "usage: anylift "+cmd) {
+			t.Errorf("%s -h:\n%s", cmd, out.String())
+		}
+	}
+}
+
+// TestBinaryDevStopsOnSignal: the real binary prints the block, and
+// SIGINT (Ctrl-C) stops it cleanly.
+func TestBinaryDevStopsOnSignal(t *testing.T) {
+	bin := buildBinary(t)
+	cmd := exec.Command(bin, "dev", "--listen", "127.0.0.1:0", "--tls-listen", "", "--data-dir", t.TempDir())
+	cmd.Env = append(os.Environ(), "ANYLIFT_CONFIG=")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	var block strings.Builder
+	for sc.Scan() {
+		block.WriteString(sc.Text() + "\n")
+		if sc.Text() == "Press Ctrl-C to stop." {
+			break
+		}
+	}
+	if !strings.Contains(block.String(), "GAMELIFT_SDK_FLEET_ID=fleet-") {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("block:\n%s\nstderr:\n%s", block.String(), stderr.String())
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	go io.Copy(io.Discard, stdout)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("exit: %v; stderr:\n%s", err, stderr.String())
+	}
+}

@@ -1,0 +1,290 @@
+package agent_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/gamelift"
+	"github.com/aws/aws-sdk-go-v2/service/gamelift/types"
+
+	"github.com/anylift/anylift/internal/agent"
+	"github.com/anylift/anylift/internal/apitest"
+	"github.com/anylift/anylift/internal/server"
+)
+
+// chatBinary is the example game server, built once by TestMain.
+var chatBinary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "anylift-agenttest-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	chatBinary = filepath.Join(dir, "chat")
+	build := exec.Command("go", "build", "-o", chatBinary, "github.com/anylift/anylift/examples/chat")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	code := 1
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building examples/chat:", err)
+	} else {
+		code = m.Run()
+	}
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+const (
+	location  = "custom-agent"
+	compute   = "machine-1"
+	waitLimit = 30 * time.Second
+)
+
+// clock is the test's time: real time plus an offset the test moves. The
+// agent's timers fire only when the offset time reaches them.
+type clock struct {
+	mu     sync.Mutex
+	offset time.Duration
+	timers []timer
+}
+
+type timer struct {
+	at time.Time
+	ch chan time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Now().Add(c.offset)
+}
+
+// Wake returns a channel that receives once Advance has moved the clock
+// to at (at once when it is already there).
+func (c *clock) Wake(at time.Time) <-chan time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ch := make(chan time.Time, 1)
+	if now := time.Now().Add(c.offset); !now.Before(at) {
+		ch <- now
+		return ch
+	}
+	c.timers = append(c.timers, timer{at, ch})
+	return ch
+}
+
+// Advance moves the clock by d and fires the timers it reaches.
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.offset += d
+	now := time.Now().Add(c.offset)
+	kept := c.timers[:0]
+	for _, t := range c.timers {
+		if now.Before(t.at) {
+			kept = append(kept, t)
+			continue
+		}
+		t.ch <- now
+	}
+	c.timers = kept
+}
+
+// recorder keeps the agent's events for the test to wait on.
+type recorder struct {
+	mu      sync.Mutex
+	events  []agent.Event
+	changed chan struct{}
+}
+
+func newRecorder() *recorder { return &recorder{changed: make(chan struct{})} }
+
+func (r *recorder) add(e agent.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, e)
+	close(r.changed)
+	r.changed = make(chan struct{})
+}
+
+// count returns how many events match, and a channel closed at the next
+// event.
+func (r *recorder) count(match func(agent.Event) bool) (int, <-chan struct{}) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, e := range r.events {
+		if match(e) {
+			n++
+		}
+	}
+	return n, r.changed
+}
+
+// wait blocks until n events match and returns the n-th.
+func (r *recorder) wait(t *testing.T, what string, n int, match func(agent.Event) bool) agent.Event {
+	t.Helper()
+	deadline := time.After(waitLimit)
+	for {
+		got, changed := r.count(match)
+		if got >= n {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			seen := 0
+			for _, e := range r.events {
+				if match(e) {
+					if seen++; seen == n {
+						return e
+					}
+				}
+			}
+		}
+		select {
+		case <-changed:
+		case <-deadline:
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			t.Fatalf("waiting for %d× %s; events: %+v", n, what, r.events)
+		}
+	}
+}
+
+func kind(k string) func(agent.Event) bool { return func(e agent.Event) bool { return e.Kind == k } }
+
+// env is a running service with an Anywhere fleet.
+type env struct {
+	*apitest.Env
+	gl     *gamelift.Client
+	clock  *clock
+	fleet  string
+	logDir string
+}
+
+func start(t *testing.T, opts ...apitest.Option) *env {
+	t.Helper()
+	c := &clock{}
+	opts = append(opts, func(cfg *server.Config) {
+		cfg.Now = c.Now
+		cfg.HealthCheckInterval = time.Hour // the clock jumps by minutes; heartbeats come in real time
+	})
+	e := &env{Env: apitest.Start(t, opts...), clock: c, logDir: t.TempDir()}
+	e.gl = e.Client()
+	ctx := context.Background()
+	if _, err := e.gl.CreateLocation(ctx, &gamelift.CreateLocationInput{LocationName: aws.String(location)}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := e.gl.CreateFleet(ctx, &gamelift.CreateFleetInput{
+		Name: aws.String("agent"), ComputeType: types.ComputeTypeAnywhere,
+		Locations: []types.LocationConfiguration{{Location: aws.String(location)}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.fleet = aws.ToString(out.FleetAttributes.FleetId)
+	return e
+}
+
+// setRuntime sets the fleet's runtime configuration to n copies of path.
+func (e *env) setRuntime(t *testing.T, path, params string, n int32) {
+	t.Helper()
+	sp := types.ServerProcess{LaunchPath: aws.String(path), ConcurrentExecutions: aws.Int32(n)}
+	if params != "" {
+		sp.Parameters = aws.String(params)
+	}
+	_, err := e.gl.UpdateRuntimeConfiguration(context.Background(), &gamelift.UpdateRuntimeConfigurationInput{
+		FleetId: aws.String(e.fleet), RuntimeConfiguration: &types.RuntimeConfiguration{ServerProcesses: []types.ServerProcess{sp}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// running is an agent running in the background.
+type running struct {
+	rec    *recorder
+	cancel context.CancelFunc
+	done   chan error
+}
+
+// runAgent starts an agent on the env's fleet; it is stopped at cleanup.
+func (e *env) runAgent(t *testing.T, adjust ...func(*agent.Config)) *running {
+	t.Helper()
+	rec := newRecorder()
+	cfg := agent.Config{
+		Endpoint: e.URL, Region: apitest.Region, AccessKey: apitest.AccessKey, SecretKey: apitest.SecretKey,
+		FleetID: e.fleet, ComputeName: compute, Location: location, IPAddress: "127.0.0.1",
+		LogDir: e.logDir, StopTimeout: 10 * time.Second,
+		Now: e.clock.Now, Wake: e.clock.Wake, Observe: rec.add,
+	}
+	for _, f := range adjust {
+		f(&cfg)
+	}
+	a, err := agent.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &running{rec: rec, cancel: cancel, done: make(chan error, 1)}
+	go func() { r.done <- a.Run(ctx) }()
+	t.Cleanup(func() { r.stop(t) })
+	return r
+}
+
+// stop cancels the agent and waits for Run to return.
+func (r *running) stop(t *testing.T) error {
+	t.Helper()
+	r.cancel()
+	select {
+	case err := <-r.done:
+		r.done <- err // later calls see it too
+		return err
+	case <-time.After(waitLimit):
+		t.Fatal("the agent did not stop")
+		return nil
+	}
+}
+
+// waitActive waits until the fleet has n ACTIVE server processes.
+func (e *env) waitActive(t *testing.T, n int32) {
+	t.Helper()
+	deadline := time.Now().Add(waitLimit)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		out, err := e.gl.DescribeFleetUtilization(context.Background(), &gamelift.DescribeFleetUtilizationInput{FleetIds: []string{e.fleet}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := aws.ToInt32(out.FleetUtilization[0].ActiveServerProcessCount)
+		if got == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waiting for %d active server processes; have %d", n, got)
+		}
+		<-tick.C
+	}
+}
+
+// events returns the fleet's events with code.
+func (e *env) events(t *testing.T, code string) []types.Event {
+	t.Helper()
+	out, err := e.gl.DescribeFleetEvents(context.Background(), &gamelift.DescribeFleetEventsInput{FleetId: aws.String(e.fleet), Limit: aws.Int32(100)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list []types.Event
+	for _, ev := range out.Events {
+		if string(ev.EventCode) == code {
+			list = append(list, ev)
+		}
+	}
+	return list
+}

@@ -1,0 +1,93 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/anylift/anylift/internal/control"
+	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/wire"
+)
+
+// AgentReportPath is Anylift's own endpoint where an agent reports what
+// happened to the server processes it launched. GameLift has no API for
+// it, so it lives under Anylift's name, apart from GameLift's routes: a
+// POST of a JSON AgentReport, signed with SigV4 like any API request. It
+// answers 200 with {"EventCode": "..."} (empty when no event was written),
+// or a JSON error {"__type", "message"} with GameLift's status codes:
+// NotFoundException when the fleet or compute no longer exists.
+const AgentReportPath = "/anylift/agent/v1/process-report"
+
+// AgentReport is the body of a report (see control.ProcessReport).
+type AgentReport struct {
+	FleetId     string
+	ComputeName string
+	ProcessId   string `json:",omitempty"`
+	Kind        string // INVALID_PATH or EXITED
+	LaunchPath  string `json:",omitempty"`
+	ExitCode    int
+	Signal      string `json:",omitempty"`
+	Stopped     string `json:",omitempty"` // "", TERMINATED or KILLED
+}
+
+// AgentReportResult is the answer to a report.
+type AgentReportResult struct {
+	EventCode string
+}
+
+// DecodeAgentReport parses a report body strictly: unknown members and
+// trailing data are refused.
+func DecodeAgentReport(body []byte) (*AgentReport, error) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	var r AgentReport
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("report is not a valid JSON object: %v", err)
+	}
+	if dec.More() {
+		return nil, errors.New("report has data after its JSON object")
+	}
+	return &r, nil
+}
+
+// ServeAgentReport serves AgentReportPath with h's verifier.
+func (h *Handler) ServeAgentReport(w http.ResponseWriter, r *http.Request) {
+	reqID := h.newID()
+	fail := func(ex exception, msg string) { h.writeError(w, wire.JSON, reqID, ex, msg) }
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, 64<<10))
+	if err != nil {
+		fail(exceptions[game.InvalidRequest], "could not read the report")
+		return
+	}
+	if _, aerr := h.verifier.Verify(r, body); aerr != nil {
+		fail(exception{aerr.code, aerr.status}, aerr.message)
+		return
+	}
+	rep, err := DecodeAgentReport(body)
+	if err != nil {
+		fail(exceptions[game.InvalidRequest], err.Error())
+		return
+	}
+	code, err := h.svc.ReportProcess(r.Context(), control.ProcessReport{
+		FleetID: rep.FleetId, ComputeName: rep.ComputeName, PID: rep.ProcessId, Kind: rep.Kind,
+		LaunchPath: rep.LaunchPath, ExitCode: rep.ExitCode, Signal: rep.Signal, Stopped: rep.Stopped,
+	})
+	if err != nil {
+		ex := exceptionFor(err)
+		msg := err.Error()
+		if ex.code == "InternalServiceException" {
+			h.log.Error("agent report failed", "request_id", reqID, "err", err)
+			msg = "An internal error occurred. Request ID: " + reqID
+		}
+		fail(ex, msg)
+		return
+	}
+	out, _ := json.Marshal(AgentReportResult{EventCode: code})
+	h.writeHeaders(w, wire.JSON, reqID)
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(out)
+}

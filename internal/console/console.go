@@ -1,0 +1,179 @@
+// Package console is the web console on the admin listener: fleets with
+// their metric graphs and events, locations, computes and their server
+// processes, game sessions and their player sessions. Pages are rendered
+// on the server with html/template (which escapes everything players and
+// game servers can name) and refresh their live parts by fetching the same
+// page as an HTML fragment every few seconds; graphs are drawn in the
+// browser from a small JSON endpoint. Assets are embedded: there is no
+// front-end build.
+//
+// Other areas add their pages with AddPage (they appear in the navigation)
+// and render inside the console's layout with Render.
+package console
+
+import (
+	"context"
+	"embed"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/anylift/anylift/internal/control"
+	"github.com/anylift/anylift/internal/metrics"
+	"github.com/anylift/anylift/internal/store"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// Config is what the console needs.
+type Config struct {
+	Store     store.Store
+	Service   *control.Service
+	Snapshots *metrics.Snapshots
+	// Credentials are the API's key pairs, accepted at sign-in;
+	// AnyCredentials opens the console without sign-in (development).
+	Credentials    map[string]string
+	AnyCredentials bool
+	Now            func() time.Time
+	Log            *slog.Logger
+}
+
+// Page is a console page added by another area: a navigation entry at
+// Path (under /console/) served by Handler, behind sign-in.
+type Page struct {
+	Path    string
+	Title   string
+	Handler http.Handler
+}
+
+// Console serves /console/.
+type Console struct {
+	cfg    Config
+	signer *signer
+	cop    *http.CrossOriginProtection
+	pages  map[string]*template.Template
+	mux    *http.ServeMux
+
+	mu  sync.RWMutex // guards nav
+	nav []Page
+}
+
+// New returns the console; it starts nothing.
+func New(cfg Config) *Console {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	c := &Console{cfg: cfg, signer: newSigner(cfg.Credentials), cop: http.NewCrossOriginProtection(),
+		pages: parseTemplates(), mux: http.NewServeMux()}
+	c.nav = []Page{{Path: "/console/fleets", Title: "Fleets"}, {Path: "/console/locations", Title: "Locations"}}
+	c.routes()
+	return c
+}
+
+func (c *Console) now() time.Time { return c.cfg.Now().UTC() }
+
+func parseTemplates() map[string]*template.Template {
+	layout := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html"))
+	names, err := fs.Glob(templateFS, "templates/*.html")
+	if err != nil {
+		panic(err)
+	}
+	out := map[string]*template.Template{}
+	for _, n := range names {
+		name := strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".html")
+		if name == "layout" {
+			continue
+		}
+		out[name] = template.Must(template.Must(layout.Clone()).ParseFS(templateFS, n))
+	}
+	return out
+}
+
+var funcs = template.FuncMap{
+	"time": func(t time.Time) string {
+		if t.IsZero() {
+			return "—"
+		}
+		return t.UTC().Format("2006-01-02 15:04:05Z")
+	},
+	"pct": func(v float64) string { return strings.TrimSuffix(strings.TrimRight(strconvF(v), "0"), ".") + "%" },
+}
+
+// AddPage adds a page and its navigation entry. Call it before serving.
+func (c *Console) AddPage(p Page) {
+	c.mu.Lock()
+	c.nav = append(c.nav, p)
+	c.mu.Unlock()
+	c.mux.Handle(p.Path, c.signedIn(p.Handler))
+	c.mux.Handle(strings.TrimSuffix(p.Path, "/")+"/", c.signedIn(p.Handler))
+}
+
+// ServeHTTP implements http.Handler.
+func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("X-Frame-Options", "DENY")
+	w.Header().Set("Referrer-Policy", "same-origin")
+	w.Header().Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'; base-uri 'none'")
+	c.mux.ServeHTTP(w, r)
+}
+
+// ctxKey carries the session in a request's context.
+type ctxKey struct{}
+
+// signedIn lets through requests with a session (one is made at once in
+// development mode); others go to the sign-in page, or get 401 when they
+// are the page's background fetches. POSTs must come from the console's
+// origin and carry the session's CSRF token.
+func (c *Console) signedIn(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sess := c.sessionOf(r)
+		if sess == nil && c.cfg.AnyCredentials {
+			sess = c.setSession(w, r, "dev")
+		}
+		if sess == nil {
+			if r.Method == http.MethodGet && !isFetch(r) {
+				http.Redirect(w, r, "/console/signin?next="+urlQueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
+				return
+			}
+			http.Error(w, "sign in first", http.StatusUnauthorized)
+			return
+		}
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			if err := c.cop.Check(r); err != nil {
+				c.fail(w, r, http.StatusForbidden, "Cross-origin request refused.")
+				return
+			}
+			if !c.signer.checkCSRF(sess, r.PostFormValue("csrf")) {
+				c.fail(w, r, http.StatusForbidden, "The form's security token is missing or stale. Reload the page and try again.")
+				return
+			}
+		}
+		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, sess)))
+	})
+}
+
+// isFetch reports a background fetch of the console's script.
+func isFetch(r *http.Request) bool {
+	return r.Header.Get("X-Console-Fetch") != "" || r.URL.Query().Get("fragment") != ""
+}
+
+// CSRFToken returns the token a form on a page served to r must carry as
+// its "csrf" field.
+func (c *Console) CSRFToken(r *http.Request) string {
+	sess, _ := r.Context().Value(ctxKey{}).(*session)
+	if sess == nil {
+		return ""
+	}
+	return c.signer.csrf(sess)
+}

@@ -1,0 +1,120 @@
+package control
+
+import (
+	"context"
+	"time"
+
+	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/store"
+)
+
+// fulfilPlacement is called when gs becomes ACTIVE, inside that
+// transaction: the PENDING placement that created gs, if any, seats its
+// desired players (RESERVED) and becomes FULFILLED with its final
+// connection details, and PlacementFulfilled is published.
+func (s *Service) fulfilPlacement(tx store.Tx, gs *game.GameSession) error {
+	p, err := tx.PlacementOfSession(gs.ID)
+	if game.IsKind(err, game.NotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(p.DesiredPlayers) > 0 {
+		seats := make([]*game.PlayerSession, 0, len(p.DesiredPlayers))
+		for _, d := range p.DesiredPlayers {
+			seats = append(seats, s.newPlayerSession(d.PlayerID, d.PlayerData))
+		}
+		if err := tx.ReserveSeats(gs.ID, seats, seats[0].CreationTime.Add(-s.cfg.ReservationTimeout)); err != nil {
+			return err
+		}
+		p.PlacedPlayers = p.PlacedPlayers[:0]
+		for _, ps := range seats {
+			p.PlacedPlayers = append(p.PlacedPlayers, game.PlacedPlayer{PlayerID: ps.PlayerID, PlayerSessionID: ps.ID})
+		}
+	}
+	p.IPAddress, p.DNSName, p.Port = gs.IPAddress, gs.DNSName, gs.Port
+	q, err := s.placementQueue(tx, p)
+	if err != nil {
+		return err
+	}
+	return s.endPlacement(tx, q, p, game.PlacementFulfilled)
+}
+
+// placementSessionEnded is called when gs ends while ACTIVATING, inside
+// that transaction. A session that failed to activate (ERROR) sends its
+// placement back to be placed again while time remains; one terminated
+// before it was active fails the placement (spec/semantics.md §6.4 5–6).
+func (s *Service) placementSessionEnded(tx store.Tx, gs *game.GameSession) error {
+	p, err := tx.PlacementOfSession(gs.ID)
+	if game.IsKind(err, game.NotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if gs.Status == game.SessionError && s.clock().Before(p.Deadline) {
+		p.GameSessionID, p.GameSessionRegion, p.FleetID, p.IPAddress, p.DNSName, p.Port = "", "", "", "", "", 0
+		s.wakePlacer()
+		return tx.UpdatePlacement(p)
+	}
+	q, err := s.placementQueue(tx, p)
+	if err != nil {
+		return err
+	}
+	return s.endPlacement(tx, q, p, game.PlacementFailed)
+}
+
+// sweepPlacements times out PENDING placements past their queue's
+// timeout (a conditional update per placement, safe on several nodes),
+// then retries the placement of those still waiting for capacity.
+func (s *Service) sweepPlacements(ctx context.Context) error {
+	now := s.clock()
+	for {
+		var due []*game.Placement
+		err := s.view(ctx, func(tx store.Tx) error {
+			var err error
+			due, err = tx.ListPendingPlacements(store.PendingQuery{DueBy: now}, 100)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		for _, d := range due {
+			if err := s.timeOut(ctx, d.ID, now); err != nil {
+				return err
+			}
+		}
+		if len(due) < 100 {
+			break
+		}
+	}
+	return s.PlacePending(ctx)
+}
+
+// timeOut ends placement id TIMED_OUT if it is still PENDING and due.
+func (s *Service) timeOut(ctx context.Context, id string, now time.Time) error {
+	return s.update(ctx, func(tx store.Tx) error {
+		p, err := tx.GetPlacement(id)
+		if err != nil {
+			return err
+		}
+		if p.Status != game.PlacementPending || now.Before(p.Deadline) {
+			return nil
+		}
+		q, err := s.placementQueue(tx, p)
+		if err != nil {
+			return err
+		}
+		return s.endPlacement(tx, q, p, game.PlacementTimedOut)
+	})
+}
+
+// queueTimeout is how long a placement on q may stay PENDING.
+func queueTimeout(q *game.Queue) time.Duration {
+	t := q.TimeoutSeconds
+	if t <= 0 {
+		t = game.DefaultQueueTimeout
+	}
+	return time.Duration(t) * time.Second
+}

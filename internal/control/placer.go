@@ -1,0 +1,274 @@
+package control
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/placement"
+	"github.com/anylift/anylift/internal/store"
+)
+
+// placeBatch is how many PENDING placements one placer transaction takes.
+const placeBatch = 64
+
+// wakePlacer asks the placer to look for placeable placements: after a
+// placement starts, a process becomes free, or a provisional session
+// fails. It never blocks; wakes while the placer is busy coalesce.
+func (s *Service) wakePlacer() {
+	select {
+	case s.placerWake <- struct{}{}:
+	default:
+	}
+}
+
+// runPlacer is the committer: it applies placement decisions, one batch
+// per transaction, whenever woken, until ctx ends.
+func (s *Service) runPlacer(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.placerWake:
+		}
+		if err := s.PlacePending(ctx); err != nil && ctx.Err() == nil {
+			s.log.Warn("placing game sessions", "err", err)
+		}
+	}
+}
+
+// PlacePending places every PENDING placement that has no game session
+// yet and can be placed now, batch by batch, and pushes the new sessions
+// to their processes. Placements without capacity stay PENDING.
+func (s *Service) PlacePending(ctx context.Context) error {
+	var after *game.Placement
+	snap := &snapshot{s: s, now: s.clock()}
+	for {
+		n, last, err := s.placeOnce(ctx, snap, after)
+		if err != nil || n < placeBatch {
+			return err
+		}
+		after = last
+	}
+}
+
+// placed is a session created by the placer, to push after commit.
+type placed struct {
+	gs   *game.GameSession
+	proc *game.Process
+}
+
+// placeOnce runs one placer transaction over up to placeBatch unplaced
+// placements after the given one (nil: from the oldest) and answers how
+// many it looked at and the last of them. snap carries what was learnt
+// (queues, fleets, free counts) from one batch to the next.
+func (s *Service) placeOnce(ctx context.Context, snap *snapshot, after *game.Placement) (int, *game.Placement, error) {
+	var (
+		out  []placed
+		list []*game.Placement
+	)
+	err := s.update(ctx, func(tx store.Tx) error {
+		out = out[:0]
+		var err error
+		list, err = tx.ListPendingPlacements(store.PendingQuery{Unplaced: true, After: after}, placeBatch)
+		if err != nil {
+			return err
+		}
+		snap.tx = tx
+		for _, p := range list {
+			pl, err := snap.place(p)
+			if err != nil {
+				return err
+			}
+			if pl != nil {
+				out = append(out, *pl)
+			}
+		}
+		return nil
+	})
+	if err != nil || len(list) == 0 {
+		return 0, nil, err
+	}
+	for _, pl := range out {
+		s.push(refOf(pl.proc), startMessage(pl.gs))
+	}
+	return len(list), list[len(list)-1], nil
+}
+
+// snapshot caches, for one PlacePending call, the queues, their
+// candidates and the free-process counts the decisions are made over.
+// Counts are read lazily, only for candidates a decision reaches, so the
+// ranking itself (placement.Rank) sees Free -1 (unknown) and the
+// committer skips candidates whose count is 0.
+type snapshot struct {
+	s      *Service
+	tx     store.Tx
+	now    time.Time
+	queues map[string]*game.Queue
+	fleets map[string]*game.Fleet
+	free   map[string]map[string]int // fleet → location → free processes
+}
+
+// place decides where p goes and applies the decision: a new ACTIVATING
+// session on a claimed process, recorded as p's provisional session.
+// Before the first claim the placement is read again, locked, so placers
+// on several nodes never place it twice. It answers nil when no candidate
+// has a free process, when the placement was placed or ended meanwhile,
+// or when it is due to time out (the timer ends it).
+func (sn *snapshot) place(p *game.Placement) (*placed, error) {
+	if !sn.now.Before(p.Deadline) {
+		return nil, nil
+	}
+	q, err := sn.queue(p.QueueName)
+	if err != nil || q == nil {
+		return nil, err
+	}
+	cands, err := sn.candidates(q)
+	if err != nil {
+		return nil, err
+	}
+	locked := false
+	req := placement.Request{Latencies: p.Latencies, Policies: q.LatencyPolicies, PriorityOrder: q.PriorityOrder,
+		LocationOrder: q.LocationOrder, AllowedLocations: q.AllowedLocations, Override: p.Override, Start: p.StartTime}
+	for _, c := range placement.Rank(cands, req, sn.now) {
+		free, err := sn.freeIn(c.FleetID, c.Location)
+		if err != nil {
+			return nil, err
+		}
+		if free <= 0 {
+			continue
+		}
+		if !locked {
+			if p, err = sn.tx.GetPlacement(p.ID); err != nil {
+				return nil, err
+			}
+			if p.Status != game.PlacementPending || p.GameSessionID != "" {
+				return nil, nil
+			}
+			locked = true
+		}
+		pl, err := sn.claim(p, sn.fleets[c.FleetID], c.Location)
+		if err != nil || pl != nil {
+			return pl, err
+		}
+	}
+	return nil, nil
+}
+
+// claim creates p's session on a free process of f in location; nil when
+// none is free after all (the count was stale, or activations are capped).
+func (sn *snapshot) claim(p *game.Placement, f *game.Fleet, location string) (*placed, error) {
+	gs, _, err := sn.s.newGameSession(sn.tx, f, sessionRequest{Name: p.GameSessionName, MaxPlayers: p.MaxPlayers,
+		Properties: p.Properties, GameSessionData: p.GameSessionData, MatchmakerData: p.MatchmakerData, Location: location})
+	if err != nil {
+		return nil, err
+	}
+	proc, err := sn.tx.ClaimFreeProcess(f.ID, location, gs.ID, f.Runtime.MaxConcurrentGameSessionActivations)
+	if game.IsKind(err, game.NotFound) {
+		sn.free[f.ID][location] = 0
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	sn.free[f.ID][location]--
+	c, err := sn.tx.GetCompute(proc.FleetID, proc.ComputeName)
+	if err != nil {
+		return nil, err
+	}
+	gs.ComputeName, gs.ProcessID = proc.ComputeName, proc.PID
+	gs.IPAddress, gs.DNSName, gs.Port = c.IPAddress, c.DNSName, proc.Port
+	if err := sn.tx.InsertGameSession(gs); err != nil {
+		return nil, err
+	}
+	p.GameSessionID, p.GameSessionRegion, p.FleetID = gs.ID, location, f.ID
+	p.IPAddress, p.DNSName, p.Port = gs.IPAddress, gs.DNSName, gs.Port
+	if err := sn.tx.UpdatePlacement(p); err != nil {
+		return nil, err
+	}
+	return &placed{gs, proc}, nil
+}
+
+func (sn *snapshot) queue(name string) (*game.Queue, error) {
+	if sn.queues == nil {
+		sn.queues = map[string]*game.Queue{}
+	}
+	if q, ok := sn.queues[name]; ok {
+		return q, nil
+	}
+	q, err := sn.tx.GetQueue(name)
+	if game.IsKind(err, game.NotFound) {
+		q, err = nil, nil // deleted: its placements were failed with it
+	}
+	sn.queues[name] = q
+	return q, err
+}
+
+// candidates lists every (fleet, location) of q's destinations: aliases
+// resolved now, TERMINAL or dangling ones skipped, fleets not ACTIVE
+// skipped, a fleet listed twice kept at its first place.
+func (sn *snapshot) candidates(q *game.Queue) ([]placement.Candidate, error) {
+	if sn.fleets == nil {
+		sn.fleets, sn.free = map[string]*game.Fleet{}, map[string]map[string]int{}
+	}
+	var out []placement.Candidate
+	seen := map[string]bool{}
+	for i, d := range q.Destinations {
+		f, err := sn.fleet(d)
+		if err != nil {
+			return nil, err
+		}
+		if f == nil || seen[f.ID] || f.Status != game.FleetActive {
+			continue
+		}
+		seen[f.ID] = true
+		cost, _ := strconv.ParseFloat(f.AnywhereCost, 64)
+		for _, loc := range f.Locations {
+			out = append(out, placement.Candidate{FleetID: f.ID, Location: loc, Destination: i, Cost: cost, Free: -1})
+		}
+	}
+	return out, nil
+}
+
+// fleet resolves a destination to its fleet, loading its free counts
+// once; nil for a destination that leads nowhere now.
+func (sn *snapshot) fleet(dest string) (*game.Fleet, error) {
+	id := game.ResourceID(dest, "fleet")
+	if destinationKind(dest) == "alias" {
+		fid, err := sn.s.resolveAlias(sn.tx, dest)
+		if game.IsKind(err, game.NotFound) || game.IsKind(err, game.TerminalRoutingStrategy) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		id = fid
+	}
+	if f, ok := sn.fleets[id]; ok {
+		return f, nil
+	}
+	f, err := sn.tx.GetFleet(id)
+	if game.IsKind(err, game.NotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	sn.fleets[id], sn.free[id] = f, map[string]int{}
+	return f, nil
+}
+
+// freeIn is the snapshot's count of free processes of a fleet in a
+// location, read (up to placeBatch) the first time it is needed.
+func (sn *snapshot) freeIn(fleetID, location string) (int, error) {
+	if n, ok := sn.free[fleetID][location]; ok {
+		return n, nil
+	}
+	n, err := sn.tx.CountFreeProcesses(fleetID, location, placeBatch)
+	if err != nil {
+		return 0, err
+	}
+	sn.free[fleetID][location] = n
+	return n, nil
+}

@@ -1,0 +1,47 @@
+package devenv
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// printBlock prints what a developer needs, once: how to point the AWS
+// CLI and boto3 at the service, and a game server's four values as flags
+// and as GAMELIFT_SDK_* variables.
+func printBlock(w io.Writer, e *Env, cfg Config) {
+	if w == nil {
+		return
+	}
+	tok, exp := e.Token()
+	vars := e.sdkVars()
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
+	p("Anylift dev is ready in %s (data in %s)", e.Elapsed.Round(time.Millisecond), cfg.Server.DataDir)
+	p("")
+	p("AWS CLI and boto3 (any credentials are accepted, e.g. AWS_ACCESS_KEY_ID=%s AWS_SECRET_ACCESS_KEY=%s):", AccessKey, SecretKey)
+	p("  aws gamelift describe-fleet-attributes --endpoint-url %s --region %s", e.Server.URL(), regionOf(cfg.Server))
+	p("")
+	p("Fleet %s (ANYWHERE), location %s, compute %s at %s", e.FleetID, Location, ComputeName, ComputeIP)
+	p("")
+	p("Game server parameters:")
+	p("  -websocketurl %s -authtoken %s -hostid %s -fleetid %s", e.Server.SDKEndpoint(), tok, ComputeName, e.FleetID)
+	p("")
+	p("or as environment variables (also in %s, kept fresh):", filepath.Join(cfg.Server.DataDir, envFile))
+	for _, kv := range vars {
+		p("  %s=%s", kv[0], kv[1])
+	}
+	p("")
+	p("Each process also needs a unique -processid (GAMELIFT_SDK_PROCESS_ID).")
+	p("The auth token expires at %s; running servers are refreshed by the service.", exp.UTC().Format(time.RFC3339))
+	if tls := e.Server.TLSAddr(); tls != "" {
+		p("TLS endpoint (C++ SDK, Unreal): wss://%s", tls)
+	}
+	if cfg.Launch != "" {
+		p("Running %d x %s through the agent; logs in %s", max(cfg.Count, 1), cfg.Launch, filepath.Join(cfg.Server.DataDir, "logs"))
+	}
+	p("Press Ctrl-C to stop.")
+	io.WriteString(w, b.String())
+}

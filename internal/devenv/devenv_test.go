@@ -1,0 +1,324 @@
+package devenv_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/gamelift"
+	"github.com/aws/aws-sdk-go-v2/service/gamelift/types"
+
+	"github.com/anylift/anylift/internal/devenv"
+	"github.com/anylift/anylift/internal/server"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+const waitLimit = 30 * time.Second
+
+// dev is one run of devenv.Run in the background.
+type dev struct {
+	env  *devenv.Env
+	out  *bytes.Buffer
+	stop context.CancelFunc
+	done chan error
+}
+
+// startDev runs dev on dataDir until the test stops it (or cleanup).
+func startDev(t testing.TB, dataDir string, adjust func(*devenv.Config)) *dev {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	d := &dev{out: &bytes.Buffer{}, stop: cancel, done: make(chan error, 1)}
+	ready := make(chan *devenv.Env, 1)
+	cfg := devenv.Config{
+		Server: server.Config{Listen: "127.0.0.1:0", TLSListen: "127.0.0.1:0", DataDir: dataDir},
+		Out:    d.out,
+		Ready:  func(e *devenv.Env) { ready <- e },
+	}
+	if adjust != nil {
+		adjust(&cfg)
+	}
+	go func() { d.done <- devenv.Run(ctx, cfg) }()
+	select {
+	case d.env = <-ready:
+	case err := <-d.done:
+		t.Fatalf("dev stopped before it was ready: %v", err)
+	case <-time.After(waitLimit):
+		t.Fatal("dev did not become ready")
+	}
+	t.Cleanup(func() { d.close(t) })
+	return d
+}
+
+// close stops dev and waits for Run to return.
+func (d *dev) close(t testing.TB) {
+	t.Helper()
+	d.stop()
+	select {
+	case err := <-d.done:
+		if err != nil {
+			t.Errorf("dev returned %v", err)
+		}
+		d.done <- nil
+	case <-time.After(waitLimit):
+		t.Fatal("dev did not stop")
+	}
+}
+
+var normalizers = []struct {
+	re   *regexp.Regexp
+	with string
+}{
+	{regexp.MustCompile(`fleet-[0-9a-f-]{36}`), "fleet-ID"},
+	{regexp.MustCompile(`(-authtoken |GAMELIFT_SDK_AUTH_TOKEN=)[A-Za-z0-9_-]+`), "${1}TOKEN"},
+	{regexp.MustCompile(`127\.0\.0\.1:\d+`), "127.0.0.1:PORT"},
+	{regexp.MustCompile(`ready in [0-9.]+[µm]?s`), "ready in Xms"},
+	{regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ`), "TIME"},
+}
+
+func normalize(s, dataDir string) string {
+	s = bytes.NewBufferString(s).String()
+	s = regexp.MustCompile(regexp.QuoteMeta(dataDir)).ReplaceAllString(s, "DATA")
+	for _, n := range normalizers {
+		s = n.re.ReplaceAllString(s, n.with)
+	}
+	return s
+}
+
+func checkGolden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		os.MkdirAll("testdata", 0o755)
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Fatalf("%s differs:\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+// TestDevIsIdempotentAcrossRestarts: a second run on the same data
+// directory finds the same fleet, compute and data, and prints the same
+// block (golden, ids normalised); the variables file holds the current
+// token.
+func TestDevIsIdempotentAcrossRestarts(t *testing.T) {
+	dir := t.TempDir()
+	first := startDev(t, dir, nil)
+	checkGolden(t, "block.golden", normalize(first.out.String(), dir))
+	fleet := first.env.FleetID
+	ctx := context.Background()
+	_, err := first.env.Client.CreateAlias(ctx, &gamelift.CreateAliasInput{
+		Name:            aws.String("dev-alias"),
+		RoutingStrategy: &types.RoutingStrategy{Type: types.RoutingStrategyTypeSimple, FleetId: aws.String(fleet)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.close(t)
+
+	second := startDev(t, dir, nil)
+	if second.env.FleetID != fleet {
+		t.Fatalf("fleet after restart %s, want %s", second.env.FleetID, fleet)
+	}
+	checkGolden(t, "block.golden", normalize(second.out.String(), dir))
+	gl := second.env.Client
+	aliases, err := gl.ListAliases(ctx, &gamelift.ListAliasesInput{Name: aws.String("dev-alias")})
+	if err != nil || len(aliases.Aliases) != 1 {
+		t.Fatalf("alias after restart: %v %v", aliases, err)
+	}
+	fleets, err := gl.ListFleets(ctx, &gamelift.ListFleetsInput{})
+	if err != nil || len(fleets.FleetIds) != 1 {
+		t.Fatalf("fleets after restart: %v %v", fleets, err)
+	}
+	if _, err := gl.DescribeCompute(ctx, &gamelift.DescribeComputeInput{FleetId: aws.String(fleet), ComputeName: aws.String(devenv.ComputeName)}); err != nil {
+		t.Fatal(err)
+	}
+	vars, err := os.ReadFile(filepath.Join(dir, "gamelift.env"))
+	tok, _ := second.env.Token()
+	if err != nil || !bytes.Contains(vars, []byte("export GAMELIFT_SDK_AUTH_TOKEN="+tok+"\n")) {
+		t.Fatalf("gamelift.env: %q %v", vars, err)
+	}
+}
+
+// TestDevLaunch: "anylift dev --launch chat --count 2 -- -port 0" runs two
+// example chat servers through the agent; a game session is created on
+// the fleet, a player joins it over TCP, and its player session is ACTIVE.
+func TestDevLaunch(t *testing.T) {
+	chat := filepath.Join(t.TempDir(), "chat")
+	build := exec.Command("go", "build", "-o", chat, "github.com/anylift/anylift/examples/chat")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		t.Fatalf("building examples/chat: %v", err)
+	}
+	d := startDev(t, t.TempDir(), func(c *devenv.Config) {
+		c.Launch, c.Count, c.Args = chat, 2, []string{"-port", "0"}
+	})
+	gl, fleet, ctx := d.env.Client, d.env.FleetID, context.Background()
+	waitFor(t, "2 active server processes", func() bool {
+		out, err := gl.DescribeFleetUtilization(ctx, &gamelift.DescribeFleetUtilizationInput{FleetIds: []string{fleet}})
+		return err == nil && aws.ToInt32(out.FleetUtilization[0].ActiveServerProcessCount) == 2
+	})
+	gs, err := gl.CreateGameSession(ctx, &gamelift.CreateGameSessionInput{FleetId: aws.String(fleet), Location: aws.String(devenv.Location), MaximumPlayerSessionCount: aws.Int32(4)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := gs.GameSession.GameSessionId
+	var session types.GameSession
+	waitFor(t, "the game session to be ACTIVE", func() bool {
+		out, err := gl.DescribeGameSessions(ctx, &gamelift.DescribeGameSessionsInput{GameSessionId: id})
+		if err != nil || len(out.GameSessions) != 1 {
+			return false
+		}
+		session = out.GameSessions[0]
+		return session.Status == types.GameSessionStatusActive
+	})
+	ps, err := gl.CreatePlayerSession(ctx, &gamelift.CreatePlayerSessionInput{GameSessionId: id, PlayerId: aws.String("player-1")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := net.Dial("tcp", net.JoinHostPort(aws.ToString(session.IpAddress), strconv.Itoa(int(aws.ToInt32(session.Port)))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintln(c, aws.ToString(ps.PlayerSession.PlayerSessionId))
+	c.SetReadDeadline(time.Now().Add(waitLimit))
+	if line, err := bufio.NewReader(c).ReadString('\n'); err != nil || line != "OK\n" {
+		t.Fatalf("joining: %q %v", line, err)
+	}
+	out, err := gl.DescribePlayerSessions(ctx, &gamelift.DescribePlayerSessionsInput{PlayerSessionId: ps.PlayerSession.PlayerSessionId})
+	if err != nil || out.PlayerSessions[0].Status != types.PlayerSessionStatusActive {
+		t.Fatalf("player session: %+v %v", out, err)
+	}
+}
+
+// waitFor polls the service's state until cond holds.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(waitLimit)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waiting for %s", what)
+		}
+		<-tick.C
+	}
+}
+
+// BenchmarkDevReady measures how long "anylift dev" takes to print its
+// block, on a fresh data directory and on one it already set up.
+func BenchmarkDevReady(b *testing.B) {
+	for _, fresh := range []bool{true, false} {
+		b.Run(map[bool]string{true: "fresh", false: "restart"}[fresh], func(b *testing.B) {
+			dir := b.TempDir()
+			if !fresh {
+				startDev(b, dir, nil).close(b)
+			}
+			var total time.Duration
+			for i := 0; i < b.N; i++ {
+				run := dir
+				if fresh {
+					run = b.TempDir()
+				}
+				d := startDev(b, run, nil)
+				total += d.env.Elapsed
+				d.close(b)
+			}
+			b.ReportMetric(float64(total.Milliseconds())/float64(b.N), "ms/ready")
+		})
+	}
+}
+
+// clock is real time plus an offset the test moves; its timers fire when
+// Advance reaches them.
+type clock struct {
+	mu     sync.Mutex
+	offset time.Duration
+	timers []clockTimer
+}
+
+type clockTimer struct {
+	at time.Time
+	ch chan time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Now().Add(c.offset)
+}
+
+func (c *clock) Wake(at time.Time) <-chan time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ch := make(chan time.Time, 1)
+	if now := time.Now().Add(c.offset); !now.Before(at) {
+		ch <- now
+		return ch
+	}
+	c.timers = append(c.timers, clockTimer{at, ch})
+	return ch
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.offset += d
+	now := time.Now().Add(c.offset)
+	kept := c.timers[:0]
+	for _, t := range c.timers {
+		if now.Before(t.at) {
+			kept = append(kept, t)
+			continue
+		}
+		t.ch <- now
+	}
+	c.timers = kept
+}
+
+// TestDevKeepsTokenFresh: halfway through the token's life dev gets a new
+// one, before the old one expires, and rewrites gamelift.env with it.
+func TestDevKeepsTokenFresh(t *testing.T) {
+	c := &clock{}
+	refreshed := make(chan time.Time, 4)
+	dir := t.TempDir()
+	d := startDev(t, dir, func(cfg *devenv.Config) {
+		cfg.Server.Now, cfg.Server.AuthTokenTTL = c.Now, 10*time.Minute
+		cfg.Now, cfg.Wake = c.Now, c.Wake
+		cfg.Observe = func(exp time.Time) { refreshed <- exp }
+	})
+	old, oldExp := d.env.Token()
+	c.Advance(5*time.Minute + time.Second)
+	select {
+	case <-refreshed:
+	case <-time.After(waitLimit):
+		t.Fatal("no refresh halfway through the token's life")
+	}
+	tok, exp := d.env.Token()
+	if tok == old || !exp.After(oldExp) || !c.Now().Before(oldExp) {
+		t.Fatalf("token %q exp %v after refresh (old %q exp %v, now %v)", tok, exp, old, oldExp, c.Now())
+	}
+	vars, err := os.ReadFile(filepath.Join(dir, "gamelift.env"))
+	if err != nil || !bytes.Contains(vars, []byte("GAMELIFT_SDK_AUTH_TOKEN="+tok+"\n")) {
+		t.Fatalf("gamelift.env: %q %v", vars, err)
+	}
+}

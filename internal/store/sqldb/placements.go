@@ -1,0 +1,100 @@
+package sqldb
+
+import (
+	"encoding/json"
+
+	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/store"
+)
+
+func (t *Tx) InsertPlacement(p *game.Placement) error {
+	doc, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	_, err = t.exec(`INSERT INTO placements (id, queue, status, game_session_id, started, deadline, doc) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		p.ID, p.QueueName, p.Status, p.GameSessionID, store.Millis(p.StartTime), store.Millis(p.Deadline), string(doc))
+	if t.isUnique(err) {
+		return game.Errorf(game.Conflict, "game session placement %s already exists", p.ID)
+	}
+	return err
+}
+
+func scanPlacement(sc interface{ Scan(...any) error }) (*game.Placement, error) {
+	var doc string
+	if err := sc.Scan(&doc); err != nil {
+		return nil, err
+	}
+	var p game.Placement
+	return &p, json.Unmarshal([]byte(doc), &p)
+}
+
+func (t *Tx) GetPlacement(id string) (*game.Placement, error) {
+	p, err := scanPlacement(t.queryRow(`SELECT doc FROM placements WHERE id = ?`+t.lock(), id))
+	if errNoRows(err) {
+		return nil, game.Errorf(game.NotFound, "game session placement %s not found", id)
+	}
+	return p, err
+}
+
+func (t *Tx) UpdatePlacement(p *game.Placement) error {
+	doc, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	res, err := t.exec(`UPDATE placements SET status = ?, game_session_id = ?, deadline = ?, doc = ? WHERE id = ?`,
+		p.Status, p.GameSessionID, store.Millis(p.Deadline), string(doc), p.ID)
+	return requireRow(res, err, "game session placement %s not found", p.ID)
+}
+
+func (t *Tx) PlacementOfSession(gameSessionID string) (*game.Placement, error) {
+	p, err := scanPlacement(t.queryRow(`SELECT doc FROM placements WHERE status = 'PENDING' AND game_session_id = ?`+t.lock(), gameSessionID))
+	if errNoRows(err) {
+		return nil, game.Errorf(game.NotFound, "no pending placement of game session %s", gameSessionID)
+	}
+	return p, err
+}
+
+func (t *Tx) ListPendingPlacements(q store.PendingQuery, max int) ([]*game.Placement, error) {
+	sqlq := `SELECT doc FROM placements WHERE status = 'PENDING'`
+	var args []any
+	if q.Unplaced {
+		sqlq += ` AND game_session_id = ''`
+	}
+	if q.Queue != "" {
+		sqlq += ` AND queue = ?`
+		args = append(args, q.Queue)
+	}
+	if a := q.After; a != nil {
+		sqlq += ` AND (started > ? OR (started = ? AND id > ?))`
+		args = append(args, store.Millis(a.StartTime), store.Millis(a.StartTime), a.ID)
+	}
+	if !q.DueBy.IsZero() {
+		sqlq += ` AND deadline <= ?`
+		args = append(args, store.Millis(q.DueBy))
+	}
+	sqlq += ` ORDER BY started, id LIMIT ?`
+	args = append(args, max)
+	rows, err := t.query(sqlq, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*game.Placement
+	for rows.Next() {
+		p, err := scanPlacement(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+func (t *Tx) CountFreeProcesses(fleetID, location string, max int) (int, error) {
+	var n int
+	err := t.queryRow(`SELECT COUNT(*) FROM (SELECT 1 FROM processes
+		WHERE fleet_id = ? AND location = ? AND status = 'ACTIVE' AND game_session_id = '' AND connected = 1 AND healthy = 1 LIMIT ?) f`,
+		fleetID, location, max).Scan(&n)
+	return n, err
+}

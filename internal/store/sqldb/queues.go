@@ -1,0 +1,101 @@
+package sqldb
+
+import (
+	"encoding/json"
+
+	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/store"
+)
+
+// Queues keep the whole record as JSON in doc; placements keep it in doc
+// too, with what is queried (status, provisional session, deadline) as
+// columns.
+
+func (t *Tx) InsertQueue(q *game.Queue) error {
+	doc, err := json.Marshal(q)
+	if err != nil {
+		return err
+	}
+	_, err = t.exec(`INSERT INTO game_session_queues (name, created, doc) VALUES (?, ?, ?)`,
+		q.Name, store.Millis(q.CreationTime), string(doc))
+	if t.isUnique(err) {
+		return game.Errorf(game.Conflict, "game session queue %s already exists", q.Name)
+	}
+	return err
+}
+
+func (t *Tx) GetQueue(name string) (*game.Queue, error) {
+	var doc string
+	err := t.queryRow(`SELECT doc FROM game_session_queues WHERE name = ?`+t.lockShared(), name).Scan(&doc)
+	if errNoRows(err) {
+		return nil, game.Errorf(game.NotFound, "game session queue %s not found", name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var q game.Queue
+	return &q, json.Unmarshal([]byte(doc), &q)
+}
+
+func (t *Tx) UpdateQueue(q *game.Queue) error {
+	doc, err := json.Marshal(q)
+	if err != nil {
+		return err
+	}
+	res, err := t.exec(`UPDATE game_session_queues SET doc = ? WHERE name = ?`, string(doc), q.Name)
+	return requireRow(res, err, "game session queue %s not found", q.Name)
+}
+
+func (t *Tx) DeleteQueue(name string) error {
+	res, err := t.exec(`DELETE FROM game_session_queues WHERE name = ?`, name)
+	return requireRow(res, err, "game session queue %s not found", name)
+}
+
+// requireRow turns an update of no row into NotFound.
+func requireRow(res interface{ RowsAffected() (int64, error) }, err error, format string, args ...any) error {
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return game.Errorf(game.NotFound, format, args...)
+	}
+	return nil
+}
+
+type nameCursor struct {
+	N string `json:"n"`
+}
+
+func (t *Tx) ListQueues(p store.Page) ([]*game.Queue, string, error) {
+	var cur nameCursor
+	if err := decodeCursor(p.Token, &cur); err != nil {
+		return nil, "", err
+	}
+	n := limit(p.Limit, 50, 1000)
+	rows, err := t.query(`SELECT doc FROM game_session_queues WHERE name > ? ORDER BY name LIMIT ?`, cur.N, n+1)
+	if err != nil {
+		return nil, "", err
+	}
+	defer rows.Close()
+	var out []*game.Queue
+	for rows.Next() {
+		var doc string
+		if err := rows.Scan(&doc); err != nil {
+			return nil, "", err
+		}
+		var q game.Queue
+		if err := json.Unmarshal([]byte(doc), &q); err != nil {
+			return nil, "", err
+		}
+		out = append(out, &q)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "", err
+	}
+	next := ""
+	if len(out) > n {
+		out = out[:n]
+		next = encodeCursor(nameCursor{out[n-1].Name})
+	}
+	return out, next, nil
+}
