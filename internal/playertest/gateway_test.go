@@ -213,3 +213,40 @@ func TestGatewayRejoin(t *testing.T) {
 	var carol playerwire.Seat
 	e.post(t, playerwire.PathJoin, e.tokenFor(t, "carol"), playerwire.JoinRequest{GameSessionId: alice.GameSessionId}).ok(t, &carol)
 }
+
+// TestGatewayCreateOnQueue: a create on an allowed queue waits until the
+// placement is FULFILLED and answers the seat placed for the caller, who
+// the game server then admits; a queue not allowed is Forbidden.
+func TestGatewayCreateOnQueue(t *testing.T) {
+	e := start(t, []apitest.Option{func(c *server.Config) { c.Player.AllowedQueues, c.Player.AllowedFleets = []string{"players"}, nil }})
+	e.launch(t, 1)
+	fleetARN := e.fleetARN(t)
+	for _, name := range []string{"players", "closed"} {
+		_, err := e.gl.CreateGameSessionQueue(context.Background(), &gamelift.CreateGameSessionQueueInput{
+			Name: aws.String(name), Destinations: []types.GameSessionQueueDestination{{DestinationArn: aws.String(fleetARN)}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.post(t, playerwire.PathCreate, e.tokenFor(t, "alice"), playerwire.CreateSessionRequest{QueueName: "closed", MaximumPlayerSessionCount: 2}).
+		failed(t, http.StatusForbidden, "Forbidden")
+	var seat playerwire.Seat
+	e.post(t, playerwire.PathCreate, e.tokenFor(t, "alice"), playerwire.CreateSessionRequest{QueueName: "players", MaximumPlayerSessionCount: 2}).ok(t, &seat)
+	if seat.GameSessionId == "" || seat.PlayerSessionId == "" || seat.Port == 0 {
+		t.Fatalf("create on queue answered %+v", seat)
+	}
+	if _, line := connect(t, seat); line != "OK" {
+		t.Fatalf("game server refused the placed seat: %s", line)
+	}
+	var bob playerwire.Seat
+	e.post(t, playerwire.PathJoin, e.tokenFor(t, "bob"), playerwire.JoinRequest{GameSessionId: seat.GameSessionId}).ok(t, &bob)
+}
+
+func (e *env) fleetARN(t *testing.T) string {
+	t.Helper()
+	out, err := e.gl.DescribeFleetAttributes(context.Background(), &gamelift.DescribeFleetAttributesInput{FleetIds: []string{e.fleet}})
+	if err != nil || len(out.FleetAttributes) != 1 {
+		t.Fatalf("DescribeFleetAttributes: %v", err)
+	}
+	return aws.ToString(out.FleetAttributes[0].FleetArn)
+}

@@ -25,6 +25,7 @@ func (s *Server) startGateway() error {
 	if err != nil {
 		return err
 	}
+	gw.SetPlacer(gateway.NewQueuePlacer(s.svc))
 	if gc.Auth.DevMode {
 		s.cfg.Log.Warn("INSECURE: the player gateway is in dev mode; players are not authenticated. Use this for local development only.")
 	}
