@@ -32,7 +32,7 @@ func playerFlags(fs *flag.FlagSet) func() (string, gateway.Config, error) {
 	createTimeout := fs.Duration("player-create-timeout", 30*time.Second, "how long a create waits for the game session to become ACTIVE or the placement FULFILLED")
 	return func() (string, gateway.Config, error) {
 		cfg := gateway.Config{
-			Auth: gateway.AuthConfig{Issuer: *issuer, Audience: *audience, DevMode: *devMode},
+			Auth:          gateway.AuthConfig{Issuer: *issuer, Audience: *audience, DevMode: *devMode},
 			AllowedFleets: list(*fleets), AllowedAliases: list(*aliases), AllowedQueues: list(*queues),
 			RatePerSecond: *rate, Burst: *burst, CORSOrigins: list(*origins), RejoinGrace: *grace, CreateTimeout: *createTimeout,
 		}

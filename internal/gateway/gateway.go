@@ -219,4 +219,3 @@ func (g *Gateway) checkTarget(fleetID, aliasID string) error {
 	}
 	return nil
 }
-

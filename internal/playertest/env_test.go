@@ -204,8 +204,12 @@ type syncBuffer struct {
 	b  bytes.Buffer
 }
 
-func (s *syncBuffer) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
-func (s *syncBuffer) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
 // eventually polls cond until it holds, failing after waitLimit.
 func eventually(t *testing.T, what string, cond func() (bool, string)) {
@@ -324,7 +328,6 @@ func (e *env) create(t *testing.T, player string, maxPlayers int32) playerwire.S
 	}
 	return seat
 }
-
 
 // player is a game client connected to the chat server.
 type player struct {

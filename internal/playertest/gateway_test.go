@@ -156,12 +156,12 @@ func TestGatewayTokens(t *testing.T) {
 			ExpiresAt: jwt.NewNumericDate(now.Add(-time.Minute))}), "InvalidToken"},
 		"not yet valid": {sign(t, jwt.SigningMethodHS256, secret, jwt.RegisteredClaims{Subject: "alice",
 			NotBefore: jwt.NewNumericDate(now.Add(time.Minute)), ExpiresAt: jwt.NewNumericDate(now.Add(time.Hour))}), "InvalidToken"},
-		"no expiry":   {sign(t, jwt.SigningMethodHS256, secret, jwt.RegisteredClaims{Subject: "alice"}), "InvalidToken"},
-		"forged":      {sign(t, jwt.SigningMethodHS256, []byte("another-secret-of-at-least-32-bytes!!"), valid), "InvalidToken"},
-		"other alg":   {sign(t, jwt.SigningMethodEdDSA, edKey, valid), "InvalidToken"},
-		"alg none":    {sign(t, jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType, valid), "InvalidToken"},
-		"no subject":  {sign(t, jwt.SigningMethodHS256, secret, jwt.RegisteredClaims{ExpiresAt: valid.ExpiresAt}), "InvalidToken"},
-		"garbage":     {"not.a.jwt", "InvalidToken"},
+		"no expiry":  {sign(t, jwt.SigningMethodHS256, secret, jwt.RegisteredClaims{Subject: "alice"}), "InvalidToken"},
+		"forged":     {sign(t, jwt.SigningMethodHS256, []byte("another-secret-of-at-least-32-bytes!!"), valid), "InvalidToken"},
+		"other alg":  {sign(t, jwt.SigningMethodEdDSA, edKey, valid), "InvalidToken"},
+		"alg none":   {sign(t, jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType, valid), "InvalidToken"},
+		"no subject": {sign(t, jwt.SigningMethodHS256, secret, jwt.RegisteredClaims{ExpiresAt: valid.ExpiresAt}), "InvalidToken"},
+		"garbage":    {"not.a.jwt", "InvalidToken"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

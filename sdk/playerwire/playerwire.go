@@ -94,7 +94,7 @@ type SearchResult struct {
 // JoinRequest reserves a seat for the caller in a game session.
 type JoinRequest struct {
 	GameSessionId string `json:"GameSessionId"`
-	PlayerData string `json:"PlayerData,omitempty"`
+	PlayerData    string `json:"PlayerData,omitempty"`
 }
 
 // LeaveRequest ends the caller's player session in the game session: the
