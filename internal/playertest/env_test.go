@@ -33,7 +33,9 @@ import (
 	"github.com/anylift/anylift/sdk/playerwire"
 )
 
-var chatBinary string
+// chatBinary and chatClientBinary are the example game server and game
+// client, built once by TestMain.
+var chatBinary, chatClientBinary string
 
 func TestMain(m *testing.M) { os.Exit(run(m)) }
 
@@ -44,12 +46,14 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	chatBinary = filepath.Join(dir, "chat")
-	build := exec.Command("go", "build", "-o", chatBinary, "github.com/anylift/anylift/examples/chat")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building examples/chat:", err)
-		return 1
+	chatBinary, chatClientBinary = filepath.Join(dir, "chat"), filepath.Join(dir, "chatclient")
+	for bin, pkg := range map[string]string{chatBinary: "examples/chat", chatClientBinary: "examples/chatclient"} {
+		build := exec.Command("go", "build", "-o", bin, "github.com/anylift/anylift/"+pkg)
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "building", pkg+":", err)
+			return 1
+		}
 	}
 	return m.Run()
 }
