@@ -142,7 +142,11 @@ func (g *Gateway) waitActive(ctx context.Context, id string) (*wire.GameSession,
 
 // session describes one game session; NotFound when unknown.
 func (g *Gateway) session(ctx context.Context, id string) (*wire.GameSession, error) {
-	out, err := g.ctl.DescribeGameSessions(ctx, &wire.DescribeGameSessionsInput{GameSessionId: wire.String(id)})
+	in := &wire.DescribeGameSessionsInput{GameSessionId: wire.String(id)}
+	if err := in.Validate(); err != nil {
+		return nil, fail(http.StatusBadRequest, CodeInvalidRequest, err.Error())
+	}
+	out, err := g.ctl.DescribeGameSessions(ctx, in)
 	if err != nil {
 		return nil, err
 	}

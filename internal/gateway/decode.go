@@ -94,6 +94,9 @@ func decodeCreate(r io.Reader) (*playerwire.CreateSessionRequest, error) {
 	if n != 1 {
 		return nil, fail(http.StatusBadRequest, CodeInvalidRequest, "Name exactly one of FleetId, AliasId and QueueName")
 	}
+	if req.MaximumPlayerSessionCount < 1 {
+		return nil, fail(http.StatusBadRequest, CodeInvalidRequest, "MaximumPlayerSessionCount must be at least 1: the session needs a seat for you")
+	}
 	return &req, nil
 }
 

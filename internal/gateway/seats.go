@@ -61,6 +61,9 @@ func (g *Gateway) serveJoin(ctx context.Context, player string, r *http.Request)
 		return nil, err
 	}
 	defer g.lockSession(wire.Deref(gs.GameSessionId))()
+	if gs, err = g.session(ctx, wire.Deref(gs.GameSessionId)); err != nil { // the count as of now, under the lock
+		return nil, err
+	}
 	if err := g.checkHolds(ctx, gs, player); err != nil {
 		return nil, err
 	}
@@ -232,7 +235,11 @@ func (g *Gateway) ownsEnded(ctx context.Context, gameSessionID, player, named st
 	if s == nil || s.lastEnd.IsZero() {
 		return false
 	}
-	out, err := g.ctl.DescribePlayerSessions(ctx, &wire.DescribePlayerSessionsInput{PlayerSessionId: wire.String(named)})
+	in := &wire.DescribePlayerSessionsInput{PlayerSessionId: wire.String(named)}
+	if in.Validate() != nil {
+		return false
+	}
+	out, err := g.ctl.DescribePlayerSessions(ctx, in)
 	if err != nil || len(out.PlayerSessions) != 1 {
 		return false
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -109,8 +110,12 @@ func TestGatewayJoinRefusals(t *testing.T) {
 		failed(t, http.StatusConflict, "InvalidGameSessionStatus")
 	e.post(t, playerwire.PathJoin, e.tokenFor(t, "bob"), playerwire.JoinRequest{GameSessionId: "gsess-unknown"}).
 		failed(t, http.StatusNotFound, "NotFound")
-	e.post(t, playerwire.PathCreate, e.tokenFor(t, "bob"), playerwire.CreateSessionRequest{FleetId: e.fleet}).
+	e.post(t, playerwire.PathCreate, e.tokenFor(t, "bob"), playerwire.CreateSessionRequest{FleetId: e.fleet, MaximumPlayerSessionCount: 2}).
 		failed(t, http.StatusServiceUnavailable, "FleetCapacityExceeded")
+	e.post(t, playerwire.PathCreate, e.tokenFor(t, "bob"), playerwire.CreateSessionRequest{FleetId: e.fleet}).
+		failed(t, http.StatusBadRequest, "InvalidRequest")
+	e.post(t, playerwire.PathJoin, e.tokenFor(t, "bob"), playerwire.JoinRequest{GameSessionId: strings.Repeat("x", 2000)}).
+		failed(t, http.StatusBadRequest, "InvalidRequest")
 	e.post(t, playerwire.PathCreate, e.tokenFor(t, "bob"), playerwire.CreateSessionRequest{FleetId: e.fleet, AliasId: "alias-x"}).
 		failed(t, http.StatusBadRequest, "InvalidRequest")
 	e.post(t, playerwire.PathCreate, e.tokenFor(t, "bob"), map[string]any{"FleetId": e.fleet, "Admin": true}).
