@@ -17,6 +17,7 @@ import (
 	"github.com/anylift/anylift/internal/apitest"
 	"github.com/anylift/anylift/internal/server"
 	"github.com/anylift/anylift/sdk/playerwire"
+	gl "github.com/anylift/anylift/sdk/server"
 )
 
 // TestGatewayCreateSearchJoinLeave plays one game through the gateway:
@@ -254,4 +255,27 @@ func (e *env) fleetARN(t *testing.T) string {
 		t.Fatalf("DescribeFleetAttributes: %v", err)
 	}
 	return aws.ToString(out.FleetAttributes[0].FleetArn)
+}
+
+// TestGatewayActivationTimeout: a session whose server never activates it
+// is reported at the create's bound with its id (ActivationTimeout), not
+// left without the caller knowing. The server here is a Go SDK process
+// that ignores OnStartGameSession.
+func TestGatewayActivationTimeout(t *testing.T) {
+	e := start(t, []apitest.Option{func(c *server.Config) { c.Player.CreateTimeout = 200 * time.Millisecond }})
+	proc, err := gl.Init(gl.ServerParameters{WebSocketURL: e.Server.SDKEndpoint(), AuthToken: e.token, HostID: computeName,
+		FleetID: e.fleet, ProcessID: "silent"}, gl.Options{Getenv: func(string) string { return "" }, Exit: func(int) {}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { proc.Destroy() })
+	if err := proc.ProcessReady(gl.ProcessParameters{Port: 7001, OnStartGameSession: func(gl.GameSession) {}, OnProcessTerminate: func() {}}); err != nil {
+		t.Fatal(err)
+	}
+	e.waitReady(t, 1)
+	pe := e.post(t, playerwire.PathCreate, e.tokenFor(t, "alice"), playerwire.CreateSessionRequest{FleetId: e.fleet, MaximumPlayerSessionCount: 2}).
+		failed(t, http.StatusGatewayTimeout, "ActivationTimeout")
+	if pe.GameSessionId == "" || e.sessionStatus(t, pe.GameSessionId) != types.GameSessionStatusActivating {
+		t.Fatalf("the answer does not name the activating session: %+v", pe)
+	}
 }
