@@ -208,3 +208,19 @@ func serveGateway(b *testing.B, s *seeded) string {
 	s.players = "http://" + ln.Addr().String()
 	return s.players
 }
+
+// BenchmarkGatewaySearchSorted is BenchmarkSearchSorted through the
+// gateway: a cheap search, so the gateway's own cost shows.
+func BenchmarkGatewaySearchSorted(b *testing.B) {
+	for name, storeURL := range backends(b) {
+		b.Run(name, func(b *testing.B) {
+			s := seed(b, name, storeURL)
+			url := serveGateway(b, s)
+			run(b, func(r *rand.Rand) error {
+				var out playerwire.SearchResult
+				return newPlayerClient(b, url, r).post(playerwire.PathSearch, playerwire.SearchRequest{FleetId: s.fleetID, Limit: 20,
+					FilterExpression: "hasAvailablePlayerSessions = true", SortExpression: "creationTimeMillis DESC"}, &out)
+			})
+		})
+	}
+}

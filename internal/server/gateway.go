@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"log/slog"
 	"net"
 	"net/http"
 	"time"
@@ -34,7 +35,8 @@ func (s *Server) startGateway() error {
 		return err
 	}
 	s.gateway, s.playerLn = gw, ln
-	s.playerHTTP = &http.Server{Handler: gw.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	s.playerHTTP = &http.Server{Handler: gw.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+		IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10, ErrorLog: slog.NewLogLogger(s.cfg.Log.Handler(), slog.LevelWarn)}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
