@@ -17,6 +17,9 @@ func (c *Client) JoinSession(ctx context.Context, r JoinSessionRequest) (Seat, e
 		return Seat{}, errorf(CodeAlreadyJoined, "this client is already in a game session; leave it first")
 	}
 	var seat Seat
+	if r.Seat != nil && r.GameSessionID == "" {
+		r.GameSessionID = r.Seat.GameSessionID
+	}
 	if r.Seat != nil && r.Seat.PlayerSessionID != "" {
 		seat = *r.Seat
 	} else {
