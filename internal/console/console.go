@@ -18,6 +18,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -76,7 +77,8 @@ func New(cfg Config) *Console {
 	}
 	c := &Console{cfg: cfg, signer: newSigner(cfg.Credentials), cop: http.NewCrossOriginProtection(),
 		pages: parseTemplates(), mux: http.NewServeMux()}
-	c.nav = []Page{{Path: "/console/fleets", Title: "Fleets"}, {Path: "/console/locations", Title: "Locations"}}
+	c.nav = []Page{{Path: "/console/fleets", Title: "Fleets"}, {Path: "/console/locations", Title: "Locations"},
+		{Path: "/console/queues", Title: "Queues"}, {Path: "/console/placements", Title: "Placements"}}
 	c.routes()
 	return c
 }
@@ -107,7 +109,8 @@ var funcs = template.FuncMap{
 		}
 		return t.UTC().Format("2006-01-02 15:04:05Z")
 	},
-	"pct": func(v float64) string { return strings.TrimSuffix(strings.TrimRight(strconvF(v), "0"), ".") + "%" },
+	"metric": func(m map[string]float64, name string) string { return strconv.FormatFloat(m[name], 'f', -1, 64) },
+	"pct":    func(v float64) string { return strings.TrimSuffix(strings.TrimRight(strconvF(v), "0"), ".") + "%" },
 }
 
 // AddPage adds a page and its navigation entry. Call it before serving.

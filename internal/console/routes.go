@@ -27,6 +27,12 @@ func (c *Console) routes() {
 	auth("GET /console/session", c.session)
 	auth("POST /console/session/terminate", c.terminate)
 	auth("GET /console/locations", c.locations)
+	auth("GET /console/queues", c.queues)
+	auth("GET /console/queues/{name}", c.queue)
+	auth("GET /console/queues/{name}/metrics.json", c.queueMetrics)
+	auth("GET /console/placements", c.placements)
+	auth("GET /console/placement", c.placement)
+	auth("POST /console/placement/stop", c.stopPlacement)
 	auth("/console/", func(w http.ResponseWriter, r *http.Request) { c.notFound(w, r, "The page "+r.URL.Path) })
 }
 

@@ -26,6 +26,8 @@ func newObservability(cfg Config, st store.Store, svc *control.Service, hub *sdk
 		snaps:   metrics.NewSnapshots(st, metrics.Options{Now: cfg.Now, Log: cfg.Log}),
 		history: metrics.NewHistory(st, cfg.MetricsRetention, cfg.Now, cfg.Log),
 	}
+	o.snaps.Add(metrics.QueueSource)
+	o.history.Add(metrics.QueueMinutes{})
 	o.exporter = metrics.NewExporter(o.snaps, hub.Connections)
 	o.console = console.New(console.Config{Store: st, Service: svc, Snapshots: o.snaps,
 		Credentials: cfg.Credentials, AnyCredentials: cfg.AnyCredentials, Now: cfg.Now, Log: cfg.Log})

@@ -45,6 +45,8 @@ type Tx interface {
 	WebhookTx
 	QueueTx
 	MetricsTx
+	MatchmakingTx
+	QueueMetricsTx
 }
 
 // Page asks for one page of a list: at most Limit items after the opaque

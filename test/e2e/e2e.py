@@ -8,18 +8,28 @@ stops the server, seeds ACTIVE game sessions into its store, restarts it,
 and runs main, which describes, lists and searches everything, creates
 player sessions, and checks that errors arrive as the right classes.
 placement creates a queue and places a game session through it on the
-chat example game server the run script starts on the compute. After the
+chat example game server the run script starts on the compute, with a
+webhook receiver on 127.0.0.1 as the queue's NotificationTarget and a
+GET /events reader opened first: both must get the signed PlacementFulfilled
+(E2E_WEBHOOK_SECRET is the server's --webhook-secret). After the
 CLI checks, cleanup deregisters and deletes what setup made.
 
 Each check prints "ok" or "FAIL" with its name; the exit status is the
 number of failed checks (capped at 100). Standard library and boto3 only.
 """
 
+import base64
+import hashlib
+import hmac
+import http.server
 import json
 import os
+import queue
 import sys
+import threading
 import time
 import traceback
+import urllib.request
 
 import boto3
 import botocore.config
@@ -266,13 +276,96 @@ def errors(gl, c):
         gl, "InvalidRequestException", gl.list_locations, Limit=500))
 
 
-def placement(gl, c, state):
+class Webhook:
+    """A webhook receiver on 127.0.0.1: each POST's headers and body go to
+    a queue, answered 204."""
+
+    def __init__(self):
+        got = self.got = queue.Queue()
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                got.put((dict(self.headers), body))
+                self.send_response(204)
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = "http://127.0.0.1:%d/e2e-hook" % self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class EventStream:
+    """GET /events with HTTP Basic (the e2e credentials), read on a
+    thread: each event as (id, type, data) goes to a queue."""
+
+    def __init__(self, endpoint):
+        self.got = queue.Queue()
+        cred = base64.b64encode(("%s:%s" % (os.environ["AWS_ACCESS_KEY_ID"],
+                                            os.environ["AWS_SECRET_ACCESS_KEY"])).encode()).decode()
+        req = urllib.request.Request(endpoint + "/events", headers={"Authorization": "Basic " + cred})
+        self.resp = urllib.request.urlopen(req, timeout=60)
+        self.first = self.resp.readline().decode().strip()  # the connected comment
+        threading.Thread(target=self.read, daemon=True).start()
+
+    def read(self):
+        frame = {}
+        try:
+            for raw in self.resp:
+                line = raw.decode().rstrip("\n")
+                if line == "":
+                    if "event" in frame:
+                        self.got.put((frame.get("id"), frame["event"], frame.get("data", "")))
+                    frame = {}
+                    continue
+                k, _, v = line.partition(":")
+                if k:
+                    frame[k] = frame.get(k, "") + v[1:] if v.startswith(" ") else frame.get(k, "") + v
+        except Exception:
+            pass
+
+    def close(self):
+        self.resp.close()
+
+
+def wait_for(q, match, what):
+    """Takes items off q until match(item); a bound of 20 s, not a wait."""
+    deadline = time.time() + 20
+    while time.time() < deadline:
+        try:
+            item = q.get(timeout=max(0.1, deadline - time.time()))
+        except queue.Empty:
+            break
+        if match(item):
+            return item
+    raise AssertionError("no %s within 20 s" % what)
+
+
+def placement(gl, c, state, endpoint):
     """Runs while the run script's chat game server is up on the compute."""
+    hook = Webhook()
+    try:
+        placement_with(gl, c, state, endpoint, hook)
+    finally:
+        hook.close()
+
+
+def placement_with(gl, c, state, endpoint, hook):
     fid = state["fleet_id"]
     q = c.run("CreateGameSessionQueue with a webhook target", lambda: gl.create_game_session_queue(
         Name="e2e-queue", Destinations=[{"DestinationArn": state["fleet_arn"]}], TimeoutInSeconds=60,
-        NotificationTarget="http://127.0.0.1:9/e2e-hook")["GameSessionQueue"])
+        NotificationTarget=hook.url)["GameSessionQueue"])
     if not q:
+        return
+    stream = c.run("GET /events with HTTP Basic", lambda: EventStream(endpoint))
+    if not stream:
         return
     c.run("... its ARN names the queue", lambda: expect(
         q["GameSessionQueueArn"].endswith(":gamesessionqueue/e2e-queue"), q))
@@ -312,14 +405,69 @@ def placement(gl, c, state):
         [x["PlayerId"] for x in p["PlacedPlayerSessions"]] == ["e2e-player"], p))
     c.run("... its game session is ACTIVE", lambda: expect(gl.describe_game_sessions(
         GameSessionId=p["GameSessionArn"])["GameSessions"][0]["Status"] == "ACTIVE", "status"))
+    def fulfilled_event(data):
+        env = json.loads(data)
+        d = env["detail"]
+        expect(env["detail-type"] == "GameLift Queue Placement Event" and env["source"] == "aws.gamelift" and
+               env["resources"] == [q["GameSessionQueueArn"]] and d["type"] == "PlacementFulfilled" and
+               d["gameSessionArn"] == p["GameSessionArn"] and d["port"] == str(p["Port"]) and
+               d["ipAddress"] == p["IpAddress"] and
+               [x["playerId"] for x in d["placedPlayerSessions"]] == ["e2e-player"], env)
+        return True
+    ev = c.run("PlacementFulfilled on GET /events", lambda: wait_for(
+        stream.got, lambda e: e[1] == "PlacementFulfilled" and json.loads(e[2])["detail"]["placementId"] == "e2e-placement-1",
+        "PlacementFulfilled on the stream"))
+    if ev:
+        c.run("... in GameLift's envelope and detail shape", lambda: fulfilled_event(ev[2]))
+    stream.close()
+    got = c.run("PlacementFulfilled at the webhook", lambda: wait_for(
+        hook.got, lambda h: json.loads(h[1])["detail"]["placementId"] == "e2e-placement-1", "the webhook request"))
+    if got:
+        headers, body = got
+        secret = os.environ.get("E2E_WEBHOOK_SECRET", "").encode()
+        want = "sha256=" + hmac.new(secret, body, hashlib.sha256).hexdigest()
+        c.run("... signed: X-Anylift-Signature verifies with the webhook secret", lambda: expect(
+            secret and hmac.compare_digest(headers.get("X-Anylift-Signature", ""), want), headers))
+        c.run("... the same event as on the stream", lambda: expect(ev and body.decode() == ev[2], body))
     c.run("StopGameSessionPlacement after fulfilment -> InvalidRequestException", lambda: raises(
         gl, "InvalidRequestException", gl.stop_game_session_placement, PlacementId="e2e-placement-1"))
     c.run("DeleteGameSessionQueue", lambda: gl.delete_game_session_queue(Name="e2e-queue"))
 
 
+E2E_RULES = json.dumps({
+    "name": "e2e-duel", "ruleLanguageVersion": "1.0",
+    "playerAttributes": [{"name": "skill", "type": "number", "default": 10}],
+    "teams": [{"name": "red", "minPlayers": 1, "maxPlayers": 1}, {"name": "blue", "minPlayers": 1, "maxPlayers": 1}],
+    "rules": [{"name": "CloseSkill", "type": "distance",
+               "measurements": ["max(flatten(teams[*].players.attributes[skill]))"],
+               "referenceValue": "min(flatten(teams[*].players.attributes[skill]))", "maxDistance": 10}],
+    "expansions": [{"target": "rules[CloseSkill].maxDistance", "steps": [{"waitTimeSeconds": 5, "value": 50}]}],
+}, indent=1)
+
+
+def matchmaking_rule_sets(gl, c):
+    c.run("ValidateMatchmakingRuleSet", lambda: expect(
+        gl.validate_matchmaking_rule_set(RuleSetBody=E2E_RULES)["Valid"] is True, "valid"))
+    bad = E2E_RULES.replace('"maxDistance": 10', '"minDistance": null')
+    c.run("ValidateMatchmakingRuleSet of a broken rule -> InvalidRequestException naming it", lambda: expect(
+        "CloseSkill" in str(raises(gl, "InvalidRequestException", gl.validate_matchmaking_rule_set, RuleSetBody=bad)),
+        "message"))
+    c.run("CreateMatchmakingRuleSet", lambda: expect(gl.create_matchmaking_rule_set(
+        Name="e2e-duel", RuleSetBody=E2E_RULES)["RuleSet"]["RuleSetArn"].endswith(":matchmakingruleset/e2e-duel"), "arn"))
+    c.run("DescribeMatchmakingRuleSets returns the body as sent", lambda: expect(
+        gl.describe_matchmaking_rule_sets(Names=["e2e-duel"])["RuleSets"][0]["RuleSetBody"] == E2E_RULES, "body"))
+    c.run("DescribeMatchmakingRuleSets paginator", lambda: expect("e2e-duel" in [
+        r["RuleSetName"] for page in gl.get_paginator("describe_matchmaking_rule_sets").paginate()
+        for r in page["RuleSets"]], "listed"))
+    c.run("DeleteMatchmakingRuleSet", lambda: gl.delete_matchmaking_rule_set(Name="e2e-duel"))
+    c.run("DescribeMatchmakingRuleSets of a deleted rule set -> NotFoundException", lambda: raises(
+        gl, "NotFoundException", gl.describe_matchmaking_rule_sets, Names=["e2e-duel"]))
+
+
 def main_phase(gl, endpoint, c, state):
     auth(endpoint, c)
     errors(gl, c)
+    matchmaking_rule_sets(gl, c)
     if state.get("location_arn"):
         tags(gl, c, state)
     if not state.get("fleet_id"):
@@ -371,7 +519,7 @@ def main():
         cleanup(gl, c, state)
     elif phase == "placement":
         if state.get("fleet_id"):
-            placement(gl, c, state)
+            placement(gl, c, state, endpoint)
     else:
         main_phase(gl, endpoint, c, state)
     print(f"boto3 {phase}: {c.passed} passed, {c.failed} failed", flush=True)

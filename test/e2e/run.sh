@@ -33,6 +33,8 @@ export AWS_ACCESS_KEY_ID=AKIDANYLIFTE2E
 export AWS_SECRET_ACCESS_KEY=anylift-e2e-secret
 export AWS_DEFAULT_REGION=us-west-2
 export AWS_MAX_ATTEMPTS=1
+# Signs webhook bodies (X-Anylift-Signature); e2e.py verifies it.
+export E2E_WEBHOOK_SECRET=anylift-e2e-webhook-secret
 export AWS_CONFIG_FILE="$tmp/aws-config" AWS_SHARED_CREDENTIALS_FILE="$tmp/aws-credentials"
 unset AWS_SESSION_TOKEN AWS_PROFILE AWS_ENDPOINT_URL AWS_ENDPOINT_URL_GAMELIFT 2>/dev/null || true
 touch "$AWS_CONFIG_FILE" "$AWS_SHARED_CREDENTIALS_FILE"
@@ -52,6 +54,7 @@ start_server() {
   : >"$tmp/stdout"
   "$tmp/anylift" serve --listen 127.0.0.1:0 --tls-listen 127.0.0.1:0 --data-dir "$tmp/data" \
     --access-key "$AWS_ACCESS_KEY_ID" --secret-key "$AWS_SECRET_ACCESS_KEY" \
+    --webhook-secret "$E2E_WEBHOOK_SECRET" \
     >"$tmp/stdout" 2>>"$tmp/server.log" &
   pid=$!
   for _ in $(seq 1 100); do

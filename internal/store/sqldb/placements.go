@@ -12,8 +12,8 @@ func (t *Tx) InsertPlacement(p *game.Placement) error {
 	if err != nil {
 		return err
 	}
-	_, err = t.exec(`INSERT INTO placements (id, queue, status, game_session_id, started, deadline, doc) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		p.ID, p.QueueName, p.Status, p.GameSessionID, store.Millis(p.StartTime), store.Millis(p.Deadline), string(doc))
+	_, err = t.exec(`INSERT INTO placements (id, queue, status, game_session_id, started, deadline, ended, doc) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		p.ID, p.QueueName, p.Status, p.GameSessionID, store.Millis(p.StartTime), store.Millis(p.Deadline), endedMillis(p), string(doc))
 	if t.isUnique(err) {
 		return game.Errorf(game.Conflict, "game session placement %s already exists", p.ID)
 	}
@@ -42,8 +42,8 @@ func (t *Tx) UpdatePlacement(p *game.Placement) error {
 	if err != nil {
 		return err
 	}
-	res, err := t.exec(`UPDATE placements SET status = ?, game_session_id = ?, deadline = ?, doc = ? WHERE id = ?`,
-		p.Status, p.GameSessionID, store.Millis(p.Deadline), string(doc), p.ID)
+	res, err := t.exec(`UPDATE placements SET status = ?, game_session_id = ?, deadline = ?, ended = ?, doc = ? WHERE id = ?`,
+		p.Status, p.GameSessionID, store.Millis(p.Deadline), endedMillis(p), string(doc), p.ID)
 	return requireRow(res, err, "game session placement %s not found", p.ID)
 }
 

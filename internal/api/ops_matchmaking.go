@@ -1,0 +1,10 @@
+package api
+
+import "github.com/anylift/anylift/internal/control"
+
+func matchmakingOps(s *control.Service, m map[string]handler) {
+	m["ValidateMatchmakingRuleSet"] = op(s.ValidateMatchmakingRuleSet)
+	m["CreateMatchmakingRuleSet"] = op(s.CreateMatchmakingRuleSet)
+	m["DescribeMatchmakingRuleSets"] = op(s.DescribeMatchmakingRuleSets)
+	m["DeleteMatchmakingRuleSet"] = op(s.DeleteMatchmakingRuleSet)
+}
