@@ -48,9 +48,12 @@ func (g *Gateway) create(ctx context.Context, player string, req *playerwire.Cre
 	if err != nil {
 		return nil, err
 	}
-	gs, err := g.waitActive(ctx, wire.Deref(out.GameSession.GameSessionId))
+	id := wire.Deref(out.GameSession.GameSessionId)
+	gs, err := g.waitActive(ctx, id)
 	if err != nil {
-		return nil, err
+		e := *g.asError(err) // whatever went wrong, the caller learns the session exists
+		e.GameSessionID = id
+		return nil, &e
 	}
 	seat, err := g.reserve(ctx, gs, player, req.PlayerData)
 	if err != nil {

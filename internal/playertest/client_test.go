@@ -321,3 +321,40 @@ func (e *env) queue(t *testing.T, name string) {
 		t.Fatal(err)
 	}
 }
+
+// TestLibraryRejoin: a client whose connection drops gets back into the
+// same game session with RejoinSession inside the grace period.
+func TestLibraryRejoin(t *testing.T) {
+	e := start(t, nil)
+	e.launch(t, 1)
+	ctx := context.Background()
+	keeper, _ := e.gatewayClient(t, "keeper", client.Notifications{})
+	seat, err := keeper.CreateSession(ctx, client.CreateSessionRequest{FleetID: e.fleet, MaxPlayers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := keeper.JoinSession(ctx, client.JoinSessionRequest{Seat: &seat}); err != nil {
+		t.Fatal(err)
+	}
+	c, hooks := e.gatewayClient(t, "alice", client.Notifications{})
+	first, err := c.JoinSession(ctx, client.JoinSessionRequest{GameSessionID: seat.GameSessionID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hooks.disconnect(ctx, first) // the connection drops; the server removes alice
+	if got := e.playerStatus(t, first.PlayerSessionID); got != types.PlayerSessionStatusCompleted {
+		t.Fatalf("alice's first player session is %s", got)
+	}
+	c2, _ := e.gatewayClient(t, "alice", client.Notifications{})
+	again, err := c2.RejoinSession(ctx, seat.GameSessionID)
+	if err != nil || again.GameSessionID != seat.GameSessionID || again.PlayerSessionID == first.PlayerSessionID {
+		t.Fatalf("rejoin: %+v %v", again, err)
+	}
+	if got := e.playerStatus(t, again.PlayerSessionID); got != types.PlayerSessionStatusActive {
+		t.Fatalf("the rejoined seat is %s, not ACTIVE", got)
+	}
+	cp, _ := e.controlClient(t, "alice", client.Notifications{})
+	if _, err := cp.RejoinSession(ctx, seat.GameSessionID); client.CodeOf(err) != client.CodeUnsupported {
+		t.Fatalf("rejoin over the control plane: %v", err)
+	}
+}
