@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/anylift/anylift/internal/apitest"
+	"github.com/anylift/anylift/internal/gateway"
 	"github.com/anylift/anylift/internal/server"
 	"github.com/anylift/anylift/sdk/playerwire"
 	gl "github.com/anylift/anylift/sdk/server"
@@ -278,4 +280,45 @@ func TestGatewayActivationTimeout(t *testing.T) {
 	if pe.GameSessionId == "" || e.sessionStatus(t, pe.GameSessionId) != types.GameSessionStatusActivating {
 		t.Fatalf("the answer does not name the activating session: %+v", pe)
 	}
+}
+
+// TestGatewayAlias: with only an alias open to players, they create,
+// search and join through it; the fleet itself stays closed by id.
+func TestGatewayAlias(t *testing.T) {
+	e := start(t, []apitest.Option{func(c *server.Config) { c.Player.AllowedFleets = nil }})
+	e.launch(t, 1)
+	out, err := e.gl.CreateAlias(context.Background(), &gamelift.CreateAliasInput{Name: aws.String("live"),
+		RoutingStrategy: &types.RoutingStrategy{Type: types.RoutingStrategyTypeSimple, FleetId: aws.String(e.fleet)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	alias := aws.ToString(out.Alias.AliasId)
+	e2 := e.withAllowedAlias(t, alias)
+	var seat playerwire.Seat
+	e2.post(t, playerwire.PathCreate, e.tokenFor(t, "alice"), playerwire.CreateSessionRequest{AliasId: alias, MaximumPlayerSessionCount: 2}).ok(t, &seat)
+	var found playerwire.SearchResult
+	e2.post(t, playerwire.PathSearch, e.tokenFor(t, "bob"), playerwire.SearchRequest{AliasId: alias}).ok(t, &found)
+	if len(found.GameSessions) != 1 {
+		t.Fatalf("search through the alias: %+v", found)
+	}
+	var bob playerwire.Seat
+	e2.post(t, playerwire.PathJoin, e.tokenFor(t, "bob"), playerwire.JoinRequest{GameSessionId: seat.GameSessionId}).ok(t, &bob)
+	e2.post(t, playerwire.PathSearch, e.tokenFor(t, "bob"), playerwire.SearchRequest{FleetId: e.fleet}).
+		failed(t, http.StatusForbidden, "Forbidden")
+}
+
+// withAllowedAlias is e with a second gateway, over the same service,
+// whose allow-list is just the alias (alias ids are known only once made).
+func (e *env) withAllowedAlias(t *testing.T, alias string) *env {
+	t.Helper()
+	gw, err := gateway.New(e.Server.Service(), gateway.Config{Auth: gateway.AuthConfig{HS256Secret: secret},
+		AllowedAliases: []string{alias}, RatePerSecond: -1, Now: e.clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(gw.Handler())
+	t.Cleanup(hs.Close)
+	e2 := *e
+	e2.players = hs.URL
+	return &e2
 }
