@@ -22,6 +22,7 @@ func dev(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fs := flag.NewFlagSet("dev", flag.ContinueOnError)
 	build := serveFlags(fs)
 	setDefault(fs, "log-level", "warn") // the block is what matters
+	setDefault(fs, "player-dev-mode", "true")
 	launch := fs.String("launch", "", "a game server executable for the agent to run (its arguments follow --)")
 	count := fs.Int("count", 1, "how many copies of --launch to keep running")
 	if err := layer(fs, args, getenv); err != nil {

@@ -53,7 +53,7 @@ func TestDevAndAgentHelp(t *testing.T) {
 // cleanly.
 func TestBinaryDevStopsOnSignal(t *testing.T) {
 	bin := buildBinary(t)
-	cmd := exec.Command(bin, "dev", "--listen", "127.0.0.1:0", "--tls-listen", "", "--data-dir", t.TempDir())
+	cmd := exec.Command(bin, "dev", "--listen", "127.0.0.1:0", "--tls-listen", "", "--player-listen", "127.0.0.1:0", "--data-dir", t.TempDir())
 	cmd.Env = append(os.Environ(), "ANYLIFT_CONFIG=")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

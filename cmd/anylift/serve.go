@@ -37,6 +37,7 @@ func serveFlags(fs *flag.FlagSet) func() (server.Config, error) {
 	syncMode := fs.String("sqlite-synchronous", "FULL", "SQLite synchronous mode: FULL or NORMAL")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	ev := eventFlags(fs)
+	player := playerFlags(fs)
 	metricsRetention := fs.Duration("metrics-retention", 14*24*time.Hour, "how long the per-minute metric history behind the console's graphs is kept")
 	return func() (server.Config, error) {
 		creds := map[string]string{}
@@ -62,6 +63,10 @@ func serveFlags(fs *flag.FlagSet) func() (server.Config, error) {
 		if err != nil {
 			return server.Config{}, err
 		}
+		playerListen, playerCfg, err := player()
+		if err != nil {
+			return server.Config{}, err
+		}
 		return server.Config{
 			TLSListen: *tlsListen, TLSCert: *tlsCert, TLSKey: *tlsKey,
 			HealthCheckInterval: *healthInterval, ProcessLostGrace: *lostGrace,
@@ -76,6 +81,8 @@ func serveFlags(fs *flag.FlagSet) func() (server.Config, error) {
 			SearchPageSize:       *searchPage,
 			Events:               ev,
 			MetricsRetention:     *metricsRetention,
+			PlayerListen:         playerListen,
+			Player:               playerCfg,
 		}, nil
 	}
 }
@@ -105,6 +112,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	fmt.Fprintf(stdout, "anylift listening on %s\n", srv.URL())
 	if addr := srv.TLSAddr(); addr != "" {
 		fmt.Fprintf(stdout, "process endpoint over TLS on wss://%s\n", addr)
+	}
+	if addr := srv.PlayerAddr(); addr != "" {
+		fmt.Fprintf(stdout, "player gateway on http://%s\n", addr)
 	}
 	fmt.Fprintf(stdout, "console at %s/console/, Prometheus metrics at %s/metrics\n", srv.URL(), srv.URL())
 	<-ctx.Done()

@@ -26,6 +26,7 @@ import (
 
 	"github.com/anylift/anylift/internal/apitest"
 	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/server"
 	"github.com/anylift/anylift/internal/store"
 )
 
@@ -106,6 +107,8 @@ type seeded struct {
 	url     string
 	fleetID string
 	ids     []string
+	srv     *server.Server
+	players string // the player gateway over srv, once serveGateway made it
 }
 
 var (
@@ -142,7 +145,7 @@ func seed(b *testing.B, backend, storeURL string) *seeded {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := &seeded{url: srv.URL(), fleetID: f.ID}
+	s := &seeded{url: srv.URL(), fleetID: f.ID, srv: srv}
 	const batch = 5000
 	for i := 0; i < Sessions; i += batch {
 		err := st.Update(ctx, func(tx store.Tx) error {

@@ -44,6 +44,9 @@ func printBlock(w io.Writer, e *Env, cfg Config) {
 	if tls := e.Server.TLSAddr(); tls != "" {
 		p("TLS endpoint (C++ SDK, Unreal): wss://%s", tls)
 	}
+	if addr := e.Server.PlayerAddr(); addr != "" {
+		p("Player gateway for game clients: http://%s (dev mode: the X-Anylift-Player-Id header names the player)", addr)
+	}
 	if cfg.Launch != "" {
 		p("Running %d x %s through the agent; logs in %s", max(cfg.Count, 1), cfg.Launch, filepath.Join(cfg.Server.DataDir, "logs"))
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/events"
 	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/gateway"
 	"github.com/anylift/anylift/internal/sdkserver"
 	"github.com/anylift/anylift/internal/store"
 	"github.com/anylift/anylift/internal/store/postgres"
@@ -58,6 +59,10 @@ type Config struct {
 	// Events tunes the event stream and webhooks (secret, retries,
 	// retention); Auth and the clock are filled in by Start.
 	Events events.Config
+	// PlayerListen is the player gateway's address (empty: no gateway);
+	// Player configures it.
+	PlayerListen string
+	Player       gateway.Config
 	// MetricsRetention is how long the per-minute metric history is kept
 	// (14 days when zero).
 	MetricsRetention time.Duration
@@ -78,6 +83,10 @@ type Server struct {
 	ln     net.Listener
 	tlsLn  net.Listener
 	http   *http.Server
+
+	gateway    *gateway.Gateway
+	playerLn   net.Listener
+	playerHTTP *http.Server
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -163,6 +172,13 @@ func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 		ErrorLog:          slog.NewLogLogger(cfg.Log.Handler(), slog.LevelWarn),
 	}
 	s.http.RegisterOnShutdown(s.events.Shutdown)
+	if err := s.startGateway(); err != nil {
+		s.ln.Close()
+		if s.tlsLn != nil {
+			s.tlsLn.Close()
+		}
+		return nil, err
+	}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	s.cancel = cancel
 	s.wg.Add(1)
@@ -181,7 +197,7 @@ func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 	}()
 	s.obs.run(runCtx, &s.wg)
 	cfg.Log.Info("anylift serving", "listen", s.ln.Addr().String(), "tls", s.TLSAddr(), "store", storeName(cfg),
-		"region", s.svc.Config().Account.Region)
+		"region", s.svc.Config().Account.Region, "player_gateway", s.PlayerAddr())
 	return s, nil
 }
 
@@ -285,6 +301,11 @@ func (s *Server) Service() *control.Service { return s.svc }
 // ends), stops the background loops and closes the store.
 func (s *Server) Close(ctx context.Context) error {
 	err := s.http.Shutdown(ctx)
+	if s.playerHTTP != nil {
+		if e := s.playerHTTP.Shutdown(ctx); err == nil {
+			err = e
+		}
+	}
 	s.hub.Close() // processes see 1012 and reconnect elsewhere
 	s.cancel()
 	s.wg.Wait()
