@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"time"
 
@@ -33,25 +31,19 @@ func agentCmd(ctx context.Context, args []string, getenv func(string) string, st
 	poll := fs.Duration("poll-interval", 15*time.Second, "how often to read the fleet's runtime configuration")
 	stop := fs.Duration("stop-timeout", 30*time.Second, "how long a process has to exit after SIGTERM before SIGKILL")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
-	if err := layer(fs, args, getenv); err != nil {
-		if err == flag.ErrHelp {
-			fmt.Fprintln(stdout, "usage: anylift agent --fleet-id ID --location LOC --ip-address IP [flags]")
-			fs.SetOutput(stdout)
-			fs.PrintDefaults()
-			return nil
-		}
+	if help, err := parseFlags(fs, args, getenv, stdout, "usage: anylift agent --fleet-id ID --location LOC --ip-address IP [flags]"); help || err != nil {
 		return err
 	}
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
-		return fmt.Errorf("--log-level: %w", err)
+	log, err := logger(stderr, *logLevel)
+	if err != nil {
+		return err
 	}
 	cfg := agent.Config{
 		Endpoint: *endpoint, Region: or(*region, getenv("AWS_REGION"), "us-west-2"),
 		AccessKey: or(*accessKey, getenv("AWS_ACCESS_KEY_ID")), SecretKey: or(*secretKey, getenv("AWS_SECRET_ACCESS_KEY")),
 		FleetID: *fleetID, ComputeName: *compute, Location: *location, IPAddress: *ip, DNSName: *dns,
 		LogDir: *logDir, WorkDir: *workDir, PollInterval: *poll, StopTimeout: *stop,
-		Log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
+		Log: log,
 	}
 	a, err := agent.New(cfg)
 	if err != nil {

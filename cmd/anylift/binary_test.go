@@ -33,6 +33,24 @@ func buildBinary(t *testing.T) string {
 	return bin
 }
 
+// startPiped starts cmd without a config file from the environment, its
+// stdout piped to the returned reader and its stderr kept; the caller
+// waits for it.
+func startPiped(t *testing.T, cmd *exec.Cmd) (io.ReadCloser, *strings.Builder) {
+	t.Helper()
+	cmd.Env = append(os.Environ(), "ANYLIFT_CONFIG=")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &strings.Builder{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return stdout, stderr
+}
+
 func TestBinaryStopsCleanlyOnSignals(t *testing.T) {
 	bin := buildBinary(t)
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
@@ -41,16 +59,7 @@ func TestBinaryStopsCleanlyOnSignals(t *testing.T) {
 			defer cancel()
 			cmd := exec.CommandContext(ctx, bin, "serve", "--listen", "127.0.0.1:0", "--tls-listen", "127.0.0.1:0", "--data-dir", t.TempDir(),
 				"--access-key", "AKIDBIN", "--secret-key", "secret")
-			cmd.Env = append(os.Environ(), "ANYLIFT_CONFIG=")
-			stdout, err := cmd.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var stderr strings.Builder
-			cmd.Stderr = &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
+			stdout, stderr := startPiped(t, cmd)
 			r := bufio.NewReader(stdout)
 			line, err := r.ReadString('\n')
 			url, ok := strings.CutPrefix(strings.TrimSpace(line), "anylift listening on ")

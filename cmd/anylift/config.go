@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"sort"
 	"strings"
@@ -107,4 +108,30 @@ func readCredentials(path string, into map[string]string) error {
 		into[fields[0]] = fields[1]
 	}
 	return sc.Err()
+}
+
+// parseFlags layers args and the environment into fs (see layer). For -h
+// it prints usage (unless empty) and fs's flags to stdout and returns
+// help true with no error.
+func parseFlags(fs *flag.FlagSet, args []string, getenv func(string) string, stdout io.Writer, usage string) (help bool, err error) {
+	err = layer(fs, args, getenv)
+	if err != flag.ErrHelp {
+		return false, err
+	}
+	if usage != "" {
+		fmt.Fprintln(stdout, usage)
+	}
+	fs.SetOutput(stdout)
+	fs.PrintDefaults()
+	return true, nil
+}
+
+// logger is a text logger to w at the level named by text (debug, info,
+// warn or error); another text is an error naming --log-level.
+func logger(w io.Writer, text string) (*slog.Logger, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(text)); err != nil {
+		return nil, fmt.Errorf("--log-level: %w", err)
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})), nil
 }

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"slices"
 
@@ -25,13 +24,7 @@ func dev(ctx context.Context, args []string, getenv func(string) string, stdout,
 	setDefault(fs, "player-dev-mode", "true")
 	launch := fs.String("launch", "", "a game server executable for the agent to run (its arguments follow --)")
 	count := fs.Int("count", 1, "how many copies of --launch to keep running")
-	if err := layer(fs, args, getenv); err != nil {
-		if err == flag.ErrHelp {
-			fmt.Fprintln(stdout, "usage: anylift dev [flags] [-- game server arguments]")
-			fs.SetOutput(stdout)
-			fs.PrintDefaults()
-			return nil
-		}
+	if help, err := parseFlags(fs, args, getenv, stdout, "usage: anylift dev [flags] [-- game server arguments]"); help || err != nil {
 		return err
 	}
 	if *count < 1 || *count > 50 {
@@ -49,11 +42,12 @@ func dev(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
-	var level slog.Level
-	level.UnmarshalText([]byte(fs.Lookup("log-level").Value.String()))
+	log, err := logger(stderr, fs.Lookup("log-level").Value.String())
+	if err != nil {
+		return err
+	}
 	return devenv.Run(ctx, devenv.Config{
-		Server: cfg, Launch: *launch, Count: *count, Args: gameArgs, Out: stdout,
-		Log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
+		Server: cfg, Launch: *launch, Count: *count, Args: gameArgs, Out: stdout, Log: log,
 	})
 }
 

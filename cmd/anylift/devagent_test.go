@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -54,16 +53,7 @@ func TestDevAndAgentHelp(t *testing.T) {
 func TestBinaryDevStopsOnSignal(t *testing.T) {
 	bin := buildBinary(t)
 	cmd := exec.Command(bin, "dev", "--listen", "127.0.0.1:0", "--tls-listen", "", "--player-listen", "127.0.0.1:0", "--data-dir", t.TempDir())
-	cmd.Env = append(os.Environ(), "ANYLIFT_CONFIG=")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdout, stderr := startPiped(t, cmd)
 	sc := bufio.NewScanner(stdout)
 	var block strings.Builder
 	for sc.Scan() {

@@ -90,21 +90,16 @@ func serveFlags(fs *flag.FlagSet) func() (server.Config, error) {
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	build := serveFlags(fs)
-	if err := layer(fs, args, getenv); err != nil {
-		if err == flag.ErrHelp {
-			fs.SetOutput(stdout)
-			fs.PrintDefaults()
-			return nil
-		}
+	if help, err := parseFlags(fs, args, getenv, stdout, ""); help || err != nil {
 		return err
 	}
 	cfg, err := build()
 	if err != nil {
 		return err
 	}
-	var level slog.Level
-	level.UnmarshalText([]byte(fs.Lookup("log-level").Value.String()))
-	cfg.Log = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	if cfg.Log, err = logger(stderr, fs.Lookup("log-level").Value.String()); err != nil {
+		return err
+	}
 	srv, err := server.Start(ctx, cfg)
 	if err != nil {
 		return err

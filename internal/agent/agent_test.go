@@ -4,15 +4,10 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -281,17 +276,8 @@ func TestUnreachableService(t *testing.T) {
 func TestReportsSurviveAnOutage(t *testing.T) {
 	e := start(t)
 	e.setRuntime(t, chatBinary, "-port 0", 1)
-	target, _ := url.Parse(e.URL)
-	var down atomic.Bool
-	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if down.Load() {
-			http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
-			return
-		}
-		httputil.NewSingleHostReverseProxy(target).ServeHTTP(w, r)
-	}))
-	defer proxy.Close()
-	r := e.runAgent(t, func(c *agent.Config) { c.Endpoint = proxy.URL })
+	proxy, down := e.outageProxy(t)
+	r := e.runAgent(t, func(c *agent.Config) { c.Endpoint = proxy })
 	first := r.rec.wait(t, "launch", 1, kind(agent.EvLaunched))
 	e.waitActive(t, 1)
 
@@ -329,18 +315,9 @@ func TestRegistrationRefused(t *testing.T) {
 // retried with backoff, then registration succeeds once it recovers.
 func TestRegistrationRetriedWhileServiceFails(t *testing.T) {
 	e := start(t)
-	target, _ := url.Parse(e.URL)
-	var down atomic.Bool
+	proxy, down := e.outageProxy(t)
 	down.Store(true)
-	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if down.Load() {
-			http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
-			return
-		}
-		httputil.NewSingleHostReverseProxy(target).ServeHTTP(w, r)
-	}))
-	defer proxy.Close()
-	r := e.runAgent(t, func(c *agent.Config) { c.Endpoint = proxy.URL })
+	r := e.runAgent(t, func(c *agent.Config) { c.Endpoint = proxy })
 	failed := r.rec.wait(t, "a failed registration", 1, kind(agent.EvServiceError))
 	down.Store(false)
 	e.clock.Advance(failed.Delay)

@@ -3,10 +3,15 @@ package agent_test
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,6 +22,7 @@ import (
 	"github.com/anylift/anylift/internal/agent"
 	"github.com/anylift/anylift/internal/apitest"
 	"github.com/anylift/anylift/internal/server"
+	"github.com/anylift/anylift/internal/testclock"
 )
 
 // chatBinary is the example game server, built once by TestMain.
@@ -46,56 +52,6 @@ const (
 	compute   = "machine-1"
 	waitLimit = 30 * time.Second
 )
-
-// clock is the test's time: real time plus an offset the test moves. The
-// agent's timers fire only when the offset time reaches them.
-type clock struct {
-	mu     sync.Mutex
-	offset time.Duration
-	timers []timer
-}
-
-type timer struct {
-	at time.Time
-	ch chan time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return time.Now().Add(c.offset)
-}
-
-// Wake returns a channel that receives once Advance has moved the clock
-// to at (at once when it is already there).
-func (c *clock) Wake(at time.Time) <-chan time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	ch := make(chan time.Time, 1)
-	if now := time.Now().Add(c.offset); !now.Before(at) {
-		ch <- now
-		return ch
-	}
-	c.timers = append(c.timers, timer{at, ch})
-	return ch
-}
-
-// Advance moves the clock by d and fires the timers it reaches.
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.offset += d
-	now := time.Now().Add(c.offset)
-	kept := c.timers[:0]
-	for _, t := range c.timers {
-		if now.Before(t.at) {
-			kept = append(kept, t)
-			continue
-		}
-		t.ch <- now
-	}
-	c.timers = kept
-}
 
 // recorder keeps the agent's events for the test to wait on.
 type recorder struct {
@@ -162,14 +118,14 @@ func kind(k string) func(agent.Event) bool { return func(e agent.Event) bool { r
 type env struct {
 	*apitest.Env
 	gl     *gamelift.Client
-	clock  *clock
+	clock  *testclock.Offset
 	fleet  string
 	logDir string
 }
 
 func start(t *testing.T, opts ...apitest.Option) *env {
 	t.Helper()
-	c := &clock{}
+	c := &testclock.Offset{}
 	opts = append(opts, func(cfg *server.Config) {
 		cfg.Now = c.Now
 		cfg.HealthCheckInterval = time.Hour // the clock jumps by minutes; heartbeats come in real time
@@ -204,6 +160,26 @@ func (e *env) setRuntime(t *testing.T, path, params string, n int32) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// outageProxy starts a proxy to the service that answers 503 while down
+// is set; it is closed at cleanup, after the agents started later stop.
+func (e *env) outageProxy(t *testing.T) (endpoint string, down *atomic.Bool) {
+	t.Helper()
+	target, err := url.Parse(e.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	down = &atomic.Bool{}
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if down.Load() {
+			http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
+			return
+		}
+		httputil.NewSingleHostReverseProxy(target).ServeHTTP(w, r)
+	}))
+	t.Cleanup(proxy.Close)
+	return proxy.URL, down
 }
 
 // running is an agent running in the background.

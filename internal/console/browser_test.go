@@ -109,6 +109,83 @@ func countDialogs(t *testing.T, ctx context.Context) *atomic.Int32 {
 	return &n
 }
 
+// recordMinutes moves e's clock on by a minute n times, with before(i)
+// run first each time, and records the history of each minute; then the
+// current snapshot is refreshed.
+func recordMinutes(t *testing.T, e *fleettest.Env, n int, before func(i int)) {
+	t.Helper()
+	for i := 0; i < n; i++ {
+		before(i)
+		e.Clock.Set(e.Clock.Now().Add(time.Minute))
+		if err := e.API.Server.History().Record(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.API.Server.Snapshots().Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// openConsole starts a blank page, counting its dialogs, and returns the
+// count and the screenshot directory.
+func openConsole(t *testing.T, ctx context.Context) (*atomic.Int32, string) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
+		t.Fatal(err)
+	}
+	return countDialogs(t, ctx), screenshotDir(t)
+}
+
+// signIn opens page and signs in with the test's key pair.
+func signIn(page string) chromedp.Action[chromedp.Void] {
+	return chromedp.Steps(
+		chromedp.Navigate(page),
+		chromedp.WaitVisible(chromedp.CSS(`#signin`)),
+		chromedp.SendKeys(chromedp.CSS(`#access_key_id`), apitest.AccessKey),
+		chromedp.SendKeys(chromedp.CSS(`#secret_access_key`), apitest.SecretKey),
+		chromedp.Click(chromedp.CSS(`#signin-submit`)),
+	)
+}
+
+// markPage marks the open page, so that liveRow can tell whether it was
+// reloaded since.
+var markPage = chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+	_, err := chromedp.Evaluate[bool](`window.__notReloaded = true`)(ctx, tg)
+	return err
+})
+
+// liveRow is what a row added to a list without a reload shows.
+type liveRow struct {
+	name     string // the row's name cell, as text
+	injected int    // img and script elements in the list
+	stayed   bool   // the page marked by markPage was not reloaded
+}
+
+// readLiveRow reads row, a row of the list element list.
+func readLiveRow(t *testing.T, ctx context.Context, row, list string) liveRow {
+	return liveRow{
+		name:     run(t, ctx, chromedp.Text(chromedp.CSS(row+` td.name`))),
+		injected: run(t, ctx, chromedp.Evaluate[int](`document.querySelectorAll('`+list+` img, `+list+` script').length`)),
+		stayed:   run(t, ctx, chromedp.Evaluate[int](`window.__notReloaded ? 1 : 0`)) == 1,
+	}
+}
+
+// check fails the test unless the row shows the hostile name as text,
+// no markup ran (no element injected, no dialog opened) and the page
+// showed the new what without a reload.
+func (l liveRow) check(t *testing.T, dialogs *atomic.Int32, what string) {
+	t.Helper()
+	if l.name != hostileName {
+		t.Errorf("name cell = %q, want the hostile name as text", l.name)
+	}
+	if l.injected != 0 || dialogs.Load() != 0 {
+		t.Errorf("markup ran: %d injected elements, %d dialogs", l.injected, dialogs.Load())
+	}
+	if !l.stayed {
+		t.Error("the page reloaded to show the new " + what)
+	}
+}
+
 // TestConsoleInBrowser signs in, finds the fleet and its graph, watches a
 // game session created through the API appear without a reload, and
 // checks that hostile names stay inert text.
@@ -121,33 +198,17 @@ func TestConsoleInBrowser(t *testing.T) {
 		ps = append(ps, e.Process("host-"+string(rune('a'+i)), pid))
 	}
 	// A few minutes of history: one more game session each minute.
-	for i := 0; i < 3; i++ {
+	recordMinutes(t, e, 3, func(i int) {
 		id := e.Session(ps[i], "match-"+string(rune('1'+i)))
 		for j := 0; j <= i; j++ {
 			e.GL.CreatePlayerSession(context.Background(), &gamelift.CreatePlayerSessionInput{GameSessionId: aws.String(id),
 				PlayerId: aws.String("player-" + string(rune('a'+j)))})
 		}
-		e.Clock.Set(e.Clock.Now().Add(time.Minute))
-		if err := e.API.Server.History().Record(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := e.API.Server.Snapshots().Refresh(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-
-	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
-		t.Fatal(err)
-	}
-	dialogs := countDialogs(t, ctx)
-	dir := screenshotDir(t)
+	})
+	dialogs, dir := openConsole(t, ctx)
 	fleetRow := `tr[data-fleet="` + e.Fleet + `"]`
 	err := chromedp.Do(ctx,
-		chromedp.Navigate(e.API.URL+"/console/"),
-		chromedp.WaitVisible(chromedp.CSS(`#signin`)),
-		chromedp.SendKeys(chromedp.CSS(`#access_key_id`), apitest.AccessKey),
-		chromedp.SendKeys(chromedp.CSS(`#secret_access_key`), apitest.SecretKey),
-		chromedp.Click(chromedp.CSS(`#signin-submit`)),
+		signIn(e.API.URL+"/console/"),
 		chromedp.WaitVisible(chromedp.CSS(fleetRow)),
 		screenshot(t, dir, "console-fleets.png"),
 		chromedp.Click(chromedp.CSS(fleetRow+` a`)),
@@ -170,15 +231,10 @@ func TestConsoleInBrowser(t *testing.T) {
 		GameProperties: []types.GameProperty{{Key: aws.String("mode"), Value: aws.String(hostileValue)}}})
 	idString := id[strings.LastIndex(id, "/")+1:]
 	row := `tr[data-session="` + idString + `"]`
-	if err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		_, err := chromedp.Evaluate[bool](`window.__notReloaded = true`)(ctx, tg)
-		return err
-	}), chromedp.WaitVisible(chromedp.CSS(row))); err != nil {
+	if err := chromedp.Do(ctx, markPage, chromedp.WaitVisible(chromedp.CSS(row))); err != nil {
 		t.Fatal(err)
 	}
-	name := run(t, ctx, chromedp.Text(chromedp.CSS(row+` td.name`)))
-	injected := run(t, ctx, chromedp.Evaluate[int](`document.querySelectorAll('#sessions img, #sessions script').length`))
-	navigations := run(t, ctx, chromedp.Evaluate[int](`window.__notReloaded ? 1 : 0`))
+	live := readLiveRow(t, ctx, row, "#sessions")
 	if err := chromedp.Do(ctx,
 		screenshot(t, dir, "console-sessions.png"),
 		chromedp.Navigate(e.API.URL+"/console/session?id="+url.QueryEscape(id)),
@@ -187,15 +243,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	); err != nil {
 		t.Fatal(err)
 	}
-	if name != hostileName {
-		t.Errorf("name cell = %q, want the hostile name as text", name)
-	}
-	if injected != 0 || dialogs.Load() != 0 {
-		t.Errorf("markup ran: %d injected elements, %d dialogs", injected, dialogs.Load())
-	}
-	if navigations != 1 {
-		t.Error("the page reloaded to show the new session")
-	}
+	live.check(t, dialogs, "session")
 }
 
 // run runs one action that returns a value, failing the test on error.

@@ -54,6 +54,23 @@ func (c *client) get(path string) (*http.Response, string) {
 	return c.do(req)
 }
 
+// wantEscaped GETs each path, which must answer 200, and fails the test
+// where a hostile name or value shows unescaped.
+func (c *client) wantEscaped(paths ...string) {
+	c.t.Helper()
+	for _, path := range paths {
+		resp, body := c.get(path)
+		if resp.StatusCode != 200 {
+			c.t.Fatalf("GET %s: %s", path, resp.Status)
+		}
+		for _, raw := range []string{"<script>alert", "<img src=x", "</pre><script>"} {
+			if strings.Contains(body, raw) {
+				c.t.Errorf("GET %s shows %q unescaped", path, raw)
+			}
+		}
+	}
+}
+
 // post submits a form from origin ("" for none).
 func (c *client) post(path string, form url.Values, origin string) (*http.Response, string) {
 	req, _ := http.NewRequest("POST", c.base+path, strings.NewReader(form.Encode()))
@@ -166,18 +183,8 @@ func TestHostileNamesAreEscaped(t *testing.T) {
 	}
 	c := newClient(t, e.API.URL)
 	c.signIn()
-	for _, path := range []string{"/console/fleets/" + e.Fleet + "/sessions", "/console/fleets/" + e.Fleet + "/sessions?fragment=1",
-		"/console/session?id=" + url.QueryEscape(id), "/console/fleets/" + e.Fleet + "/computes"} {
-		resp, body := c.get(path)
-		if resp.StatusCode != 200 {
-			t.Fatalf("GET %s: %s", path, resp.Status)
-		}
-		for _, raw := range []string{"<script>alert", "<img src=x", "</pre><script>"} {
-			if strings.Contains(body, raw) {
-				t.Errorf("GET %s shows %q unescaped", path, raw)
-			}
-		}
-	}
+	c.wantEscaped("/console/fleets/"+e.Fleet+"/sessions", "/console/fleets/"+e.Fleet+"/sessions?fragment=1",
+		"/console/session?id="+url.QueryEscape(id), "/console/fleets/"+e.Fleet+"/computes")
 	_, body := c.get("/console/session?id=" + url.QueryEscape(id))
 	if !strings.Contains(body, "&lt;script&gt;alert(&#34;name&#34;)&lt;/script&gt;") {
 		t.Errorf("the session page does not show the escaped name")

@@ -1,11 +1,9 @@
 package console
 
 import (
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/anylift/anylift/internal/game"
@@ -102,45 +100,27 @@ func (c *Console) queue(w http.ResponseWriter, r *http.Request) {
 // queueMetrics answers one metric of a queue over a range, as
 // fleetMetrics does, with one series named after the queue.
 func (c *Console) queueMetrics(w http.ResponseWriter, r *http.Request) {
-	metric := r.URL.Query().Get("metric")
-	if !slices.Contains(game.QueueMetricNames, metric) {
-		http.Error(w, "unknown metric", http.StatusBadRequest)
+	cq, ok := c.chartRequest(w, r, game.QueueMetricNames)
+	if !ok {
 		return
 	}
-	secs, err := strconv.Atoi(r.URL.Query().Get("range"))
-	if err != nil {
-		secs = 3600
-	}
-	secs = min(max(secs, 60), 14*86400)
-	now := c.now()
-	from := now.Add(-time.Duration(secs) * time.Second).Truncate(time.Minute)
 	var q *game.Queue
 	var rows []game.MetricMinute
-	err = c.read(r, func(tx store.Tx) error {
+	err := c.read(r, func(tx store.Tx) error {
 		var err error
 		if q, err = tx.GetQueue(r.PathValue("name")); err != nil {
 			return err
 		}
-		rows, err = tx.MetricMinutes(metrics.QueueResource(q.Name), "", from, now, 14*1440+1)
+		rows, err = tx.MetricMinutes(metrics.QueueResource(q.Name), "", cq.from, cq.now, 14*1440+1)
 		return err
 	})
-	if game.IsKind(err, game.NotFound) {
-		http.Error(w, "queue not found", http.StatusNotFound)
+	if c.chartFailed(w, err, "queue not found") {
 		return
 	}
-	if err != nil {
-		c.cfg.Log.Error("console chart", "err", err)
-		http.Error(w, "store unavailable", http.StatusInternalServerError)
-		return
-	}
-	s := chartSeries{Location: q.Name, Points: downsample(rows, "", metric, max(1, (secs/60+maxPoints-1)/maxPoints))}
 	byQueue, taken := c.metricsByQueue()
-	if v, ok := byQueue[q.Name][metric]; ok && !taken.IsZero() {
-		s.Points = append(s.Points, [2]float64{float64(taken.UnixMilli()), v})
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	json.NewEncoder(w).Encode(chartData{Metric: metric, From: from.UnixMilli(), To: now.UnixMilli(), Series: []chartSeries{s}})
+	v, ok := byQueue[q.Name][cq.metric]
+	points := withCurrent(downsample(rows, "", cq.metric, cq.bucket()), v, ok, taken)
+	writeChart(w, cq, []chartSeries{{Location: q.Name, Points: points}})
 }
 
 // placementStatuses are the choices of the status filter.

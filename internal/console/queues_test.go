@@ -58,20 +58,10 @@ func TestQueuePagesEscapeHostileNames(t *testing.T) {
 	}
 	c := newClient(t, e.API.URL)
 	c.signIn()
-	for _, path := range []string{"/console/queues", "/console/queues?fragment=1", "/console/queues/arena",
-		"/console/queues/" + url.PathEscape(hostileQueue), "/console/placements", "/console/placements?fragment=1",
-		"/console/placements?queue=" + url.QueryEscape(hostileQueue), "/console/placement?id=pl-1",
-		"/console/placement?id=" + url.QueryEscape(hostileName)} {
-		resp, body := c.get(path)
-		if resp.StatusCode != 200 {
-			t.Fatalf("GET %s: %s", path, resp.Status)
-		}
-		for _, raw := range []string{"<script>alert", "<img src=x", "</pre><script>"} {
-			if strings.Contains(body, raw) {
-				t.Errorf("GET %s shows %q unescaped", path, raw)
-			}
-		}
-	}
+	c.wantEscaped("/console/queues", "/console/queues?fragment=1", "/console/queues/arena",
+		"/console/queues/"+url.PathEscape(hostileQueue), "/console/placements", "/console/placements?fragment=1",
+		"/console/placements?queue="+url.QueryEscape(hostileQueue), "/console/placement?id=pl-1",
+		"/console/placement?id="+url.QueryEscape(hostileName))
 	_, body := c.get("/console/placement?id=pl-1")
 	for _, want := range []string{"FULFILLED", "&lt;script&gt;alert(&#34;name&#34;)&lt;/script&gt;", `href="/console/session?id=arn`} {
 		if !strings.Contains(body, want) {

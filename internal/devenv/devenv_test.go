@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,6 +21,7 @@ import (
 
 	"github.com/anylift/anylift/internal/devenv"
 	"github.com/anylift/anylift/internal/server"
+	"github.com/anylift/anylift/internal/testclock"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -248,57 +248,10 @@ func BenchmarkDevReady(b *testing.B) {
 	}
 }
 
-// clock is real time plus an offset the test moves; its timers fire when
-// Advance reaches them.
-type clock struct {
-	mu     sync.Mutex
-	offset time.Duration
-	timers []clockTimer
-}
-
-type clockTimer struct {
-	at time.Time
-	ch chan time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return time.Now().Add(c.offset)
-}
-
-func (c *clock) Wake(at time.Time) <-chan time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	ch := make(chan time.Time, 1)
-	if now := time.Now().Add(c.offset); !now.Before(at) {
-		ch <- now
-		return ch
-	}
-	c.timers = append(c.timers, clockTimer{at, ch})
-	return ch
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.offset += d
-	now := time.Now().Add(c.offset)
-	kept := c.timers[:0]
-	for _, t := range c.timers {
-		if now.Before(t.at) {
-			kept = append(kept, t)
-			continue
-		}
-		t.ch <- now
-	}
-	c.timers = kept
-}
-
 // TestDevKeepsTokenFresh: halfway through the token's life dev gets a new
 // one, before the old one expires, and rewrites gamelift.env with it.
 func TestDevKeepsTokenFresh(t *testing.T) {
-	c := &clock{}
+	c := &testclock.Offset{}
 	refreshed := make(chan time.Time, 4)
 	dir := t.TempDir()
 	d := startDev(t, dir, func(cfg *devenv.Config) {

@@ -58,6 +58,17 @@ next:
 	return 0, false
 }
 
+// wantValues checks the samples of want (family name → value) whose labels
+// include labels.
+func wantValues(t *testing.T, fams map[string]*dto.MetricFamily, labels map[string]string, want map[string]float64) {
+	t.Helper()
+	for metric, v := range want {
+		if got, ok := value(fams, metric, labels); !ok || got != v {
+			t.Errorf("%s = %v (found %v), want %v", metric, got, ok, v)
+		}
+	}
+}
+
 func hasPrefix(fams map[string]*dto.MetricFamily, prefix string) bool {
 	for name := range fams {
 		if strings.HasPrefix(name, prefix) {

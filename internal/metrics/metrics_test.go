@@ -34,16 +34,12 @@ func TestFleetMetricsOnScrape(t *testing.T) {
 			}
 			fams := scrape(t, e.API.URL)
 			labels := map[string]string{"fleet_id": e.Fleet, "location": fleettest.Location}
-			for metric, want := range map[string]float64{
+			wantValues(t, fams, labels, map[string]float64{
 				"gamelift_ActiveInstances": 1, "gamelift_IdleInstances": 0, "gamelift_PercentIdleInstances": 0,
 				"gamelift_ActiveServerProcesses": 1, "gamelift_HealthyServerProcesses": 1,
 				"gamelift_ActiveGameSessions": 1, "gamelift_ActivatingGameSessions": 0, "gamelift_AvailableGameSessions": 0,
 				"gamelift_PercentAvailableGameSessions": 0, "gamelift_CurrentPlayerSessions": 1,
-			} {
-				if got, ok := value(fams, metric, labels); !ok || got != want {
-					t.Errorf("%s = %v (found %v), want %v", metric, got, ok, want)
-				}
-			}
+			})
 			if got, _ := value(fams, "anylift_sdk_connected_processes", nil); got != 1 {
 				t.Errorf("connected processes = %v, want 1", got)
 			}

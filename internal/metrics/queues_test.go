@@ -39,24 +39,16 @@ func TestQueueMetricsOnScrape(t *testing.T) {
 			}
 			labels := map[string]string{"queue": "arena"}
 			fams := scrape(t, e.API.URL)
-			for metric, want := range map[string]float64{"gamelift_QueueDepth": 1, "gamelift_AverageWaitTime": 20,
-				"gamelift_PlacementsStarted": 0} {
-				if got, ok := value(fams, metric, labels); !ok || got != want {
-					t.Errorf("%s = %v (found %v), want %v", metric, got, ok, want)
-				}
-			}
+			wantValues(t, fams, labels, map[string]float64{"gamelift_QueueDepth": 1, "gamelift_AverageWaitTime": 20,
+				"gamelift_PlacementsStarted": 0})
 			// The next minute, the placements of the one before are counted.
 			e.Clock.Set(start.Add(time.Minute + 5*time.Second))
 			if err := snaps.Refresh(ctx); err != nil {
 				t.Fatal(err)
 			}
 			fams = scrape(t, e.API.URL)
-			for metric, want := range map[string]float64{"gamelift_PlacementsStarted": 3, "gamelift_PlacementsSucceeded": 1,
-				"gamelift_PlacementsCanceled": 1, "gamelift_PlacementsTimedOut": 0, "gamelift_PlacementsFailed": 0} {
-				if got, ok := value(fams, metric, labels); !ok || got != want {
-					t.Errorf("%s = %v (found %v), want %v", metric, got, ok, want)
-				}
-			}
+			wantValues(t, fams, labels, map[string]float64{"gamelift_PlacementsStarted": 3, "gamelift_PlacementsSucceeded": 1,
+				"gamelift_PlacementsCanceled": 1, "gamelift_PlacementsTimedOut": 0, "gamelift_PlacementsFailed": 0})
 			if err := e.API.Server.History().Record(ctx); err != nil {
 				t.Fatal(err)
 			}

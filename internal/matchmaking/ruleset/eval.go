@@ -161,37 +161,32 @@ func btoi(b bool) int {
 // Numbers returns the numbers in v, at any depth.
 func Numbers(v Val) []float64 {
 	var out []float64
-	var walk func(Val)
-	walk = func(v Val) {
-		switch v.Kind {
-		case Num:
-			out = append(out, v.N)
-		case List:
-			for _, x := range v.L {
-				walk(x)
-			}
+	eachScalar(v, func(x Val) {
+		if x.Kind == Num {
+			out = append(out, x.N)
 		}
-	}
-	walk(v)
+	})
 	return out
 }
 
 // Scalars returns the non-list values in v, at any depth.
 func Scalars(v Val) []Val {
 	var out []Val
-	var walk func(Val)
-	walk = func(v Val) {
-		switch v.Kind {
-		case Num, Str:
-			out = append(out, v)
-		case List:
-			for _, x := range v.L {
-				walk(x)
-			}
+	eachScalar(v, func(x Val) { out = append(out, x) })
+	return out
+}
+
+// eachScalar calls f with each number and string in v, at any depth, in
+// order.
+func eachScalar(v Val, f func(Val)) {
+	switch v.Kind {
+	case Num, Str:
+		f(v)
+	case List:
+		for _, x := range v.L {
+			eachScalar(x, f)
 		}
 	}
-	walk(v)
-	return out
 }
 
 func numeric(fn string, xs []float64) Val {
