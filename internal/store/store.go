@@ -45,6 +45,7 @@ type Tx interface {
 	WebhookTx
 	QueueTx
 	MetricsTx
+	NodeTx
 }
 
 // Page asks for one page of a list: at most Limit items after the opaque
