@@ -38,8 +38,10 @@ const storeFresh = 5 * time.Second
 // NodeID is this node's id in the store.
 func (s *Service) NodeID() string { return s.cfg.NodeID }
 
-// beatNode records this node's heartbeat. It runs first at every tick.
-func (s *Service) beatNode(ctx context.Context) error {
+// BeatNode records this node's heartbeat. It runs first at every tick;
+// the server runs it once before it serves, so that no process is held by
+// a node the store does not know yet.
+func (s *Service) BeatNode(ctx context.Context) error {
 	s.node.mu.Lock()
 	n := &store.Node{ID: s.cfg.NodeID, Address: s.cfg.NodeAddress, Started: s.node.started, Draining: s.node.draining}
 	s.node.mu.Unlock()

@@ -187,6 +187,16 @@ func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 	})
 	procs.hub = s.hub
 	s.svc.SetPusher(procs)
+	if err := s.svc.BeatNode(ctx); err != nil {
+		s.ln.Close()
+		if s.tlsLn != nil {
+			s.tlsLn.Close()
+		}
+		if s.nodeLn != nil {
+			s.nodeLn.Close()
+		}
+		return nil, fmt.Errorf("registering this node in the store: %w", err)
+	}
 	s.http = &http.Server{
 		Handler:           s.routes(),
 		ReadHeaderTimeout: 10 * time.Second,
