@@ -39,7 +39,11 @@ var (
 func nodesBenchEnv(b *testing.B, dsn string, n int) (*queueEnv, []*client) {
 	queueMu.Lock()
 	defer queueMu.Unlock()
-	e, ok := nodesEnvs[n]
+	key := n
+	if dsn == "" {
+		key = 0
+	}
+	e, ok := nodesEnvs[key]
 	if !ok {
 		// One cluster at a time: PostgreSQL's connection limit is shared.
 		for m, srvs := range nodesServers {
@@ -47,13 +51,22 @@ func nodesBenchEnv(b *testing.B, dsn string, n int) (*queueEnv, []*client) {
 				closeServer(srv)
 			}
 			delete(nodesServers, m)
+			delete(nodesEnvs, m)
 		}
 		raiseFileLimit(b)
-		schema := freshSchema(b, dsn)
+		schema := ""
+		if dsn != "" {
+			schema = freshSchema(b, dsn)
+		}
+		dir, err := os.MkdirTemp("", "anylift-bench-")
+		if err != nil {
+			b.Fatal(err)
+		}
+		cleanups = append(cleanups, func() { os.RemoveAll(dir) })
 		var urls []string
 		for range n {
 			srv, err := server.Start(context.Background(), server.Config{
-				Listen: "127.0.0.1:0", DataDir: os.TempDir(), Store: schema, Region: apitest.Region, AccountID: accountID,
+				Listen: "127.0.0.1:0", DataDir: dir, Store: schema, Region: apitest.Region, AccountID: accountID,
 				Credentials: map[string]string{apitest.AccessKey: apitest.SecretKey}, AuthTokenTTL: 24 * time.Hour,
 				NodeListen: "127.0.0.1:0", NodeSecret: "bench-node-secret-0123456789",
 				Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
@@ -62,7 +75,7 @@ func nodesBenchEnv(b *testing.B, dsn string, n int) (*queueEnv, []*client) {
 				b.Fatal(err)
 			}
 			cleanups = append(cleanups, func() { closeServer(srv) })
-			nodesServers[n] = append(nodesServers[n], srv)
+			nodesServers[key] = append(nodesServers[key], srv)
 			urls = append(urls, srv.URL())
 		}
 		f := newQueueFleet(b, urls[0], 3*len(queueLocations))
@@ -70,7 +83,7 @@ func nodesBenchEnv(b *testing.B, dsn string, n int) (*queueEnv, []*client) {
 		p := newPool(f, fmt.Sprintf("nodes%d", n))
 		p.byName = true
 		e = &queueEnv{fleet: f, pool: p}
-		nodesEnvs[n] = e
+		nodesEnvs[key] = e
 	}
 	var clients []*client
 	for _, u := range e.fleet.Nodes {
@@ -84,9 +97,13 @@ func BenchmarkQueuePlacementNodes(b *testing.B) {
 	if dsn == "" {
 		b.Skip("ANYLIFT_TEST_POSTGRES is not set")
 	}
-	for _, n := range []int{1, 2, 3} {
-		b.Run(fmt.Sprintf("postgres-nodes-%d", n), func(b *testing.B) {
-			e, clients := nodesBenchEnv(b, dsn, n)
+	for _, n := range []int{0, 1, 2, 3} {
+		name, store := fmt.Sprintf("postgres-nodes-%d", n), dsn
+		if n == 0 { // SQLite, one node, for comparison
+			name, store = "sqlite-nodes-1", ""
+		}
+		b.Run(name, func(b *testing.B) {
+			e, clients := nodesBenchEnv(b, store, max(n, 1))
 			e.pool.fill(b, nodesIdle+b.N, 32)
 			var mu sync.Mutex
 			var used []*gl.Process
