@@ -92,7 +92,9 @@ func (s *Service) LeaveCluster(ctx context.Context) error {
 	return s.update(ctx, func(tx store.Tx) error { return tx.DeleteNode(s.cfg.NodeID) })
 }
 
-func keyOf(r ProcessRef) store.ProcessKey { return store.ProcessKey{FleetID: r.FleetID, ComputeName: r.ComputeName, PID: r.PID} }
+func keyOf(r ProcessRef) store.ProcessKey {
+	return store.ProcessKey{FleetID: r.FleetID, ComputeName: r.ComputeName, PID: r.PID}
+}
 
 // ProcessHolder returns the live node other than this one that holds p's
 // connection, or nil when p is held here, by no one, or by a dead node.
