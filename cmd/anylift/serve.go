@@ -36,6 +36,12 @@ func serveFlags(fs *flag.FlagSet) func() (server.Config, error) {
 	searchPage := fs.Int("search-page-size", 20, "most SearchGameSessions results per page (GameLift: 20)")
 	syncMode := fs.String("sqlite-synchronous", "FULL", "SQLite synchronous mode: FULL or NORMAL")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+	nodeListen := fs.String("node-listen", "", "address of the internal listener other nodes forward pushes to (several nodes on one PostgreSQL; empty: none)")
+	nodeAdvertise := fs.String("node-advertise", "", "host:port other nodes reach --node-listen at (default: --node-listen's address)")
+	nodeSecret := fs.String("node-secret", "", "secret shared by every node, signing forwarded pushes (at least 16 characters; prefer ANYLIFT_NODE_SECRET)")
+	nodeID := fs.String("node-id", "", "this node's id in the store (default: random at each start)")
+	nodeTTL := fs.Duration("node-ttl", 10*time.Second, "how old a node's heartbeat must be for other nodes to treat it as dead")
+	drainTimeout := fs.Duration("drain-timeout", 10*time.Second, "how long a stopping node waits for its processes to move to other nodes")
 	ev := eventFlags(fs)
 	player := playerFlags(fs)
 	metricsRetention := fs.Duration("metrics-retention", 14*24*time.Hour, "how long the per-minute metric history behind the console's graphs is kept")
@@ -83,6 +89,8 @@ func serveFlags(fs *flag.FlagSet) func() (server.Config, error) {
 			MetricsRetention:     *metricsRetention,
 			PlayerListen:         playerListen,
 			Player:               playerCfg,
+			NodeListen:           *nodeListen, NodeAdvertise: *nodeAdvertise, NodeSecret: *nodeSecret, NodeID: *nodeID,
+			NodeTTL: *nodeTTL, DrainTimeout: *drainTimeout,
 		}, nil
 	}
 }
@@ -110,6 +118,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	if addr := srv.PlayerAddr(); addr != "" {
 		fmt.Fprintf(stdout, "player gateway on http://%s\n", addr)
+	}
+	if addr := srv.NodeAddr(); addr != "" {
+		fmt.Fprintf(stdout, "node listener on %s\n", addr)
 	}
 	fmt.Fprintf(stdout, "console at %s/console/, Prometheus metrics at %s/metrics\n", srv.URL(), srv.URL())
 	<-ctx.Done()

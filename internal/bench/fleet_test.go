@@ -68,10 +68,19 @@ type benchFleet struct {
 	FleetID  string
 	Location string
 	Computes []compute
+	// Nodes are the API listeners of every node sharing the store, when
+	// there are several: processes connect to them in turn.
+	Nodes []string
 }
 
-// wsURL is the process endpoint on the API listener.
-func (f *benchFleet) wsURL() string { return "ws" + strings.TrimPrefix(f.URL, "http") }
+// wsURL is the process endpoint on the API listener (on each node in turn).
+func (f *benchFleet) wsURL() string {
+	u := f.URL
+	if len(f.Nodes) > 0 {
+		u = f.Nodes[int(pidSeq.Load())%len(f.Nodes)]
+	}
+	return "ws" + strings.TrimPrefix(u, "http")
+}
 
 // newBenchFleet creates, through the API, a location, an Anywhere fleet in
 // it and n computes with their auth tokens.

@@ -63,6 +63,9 @@ func (s *Service) ProcessConnected(ctx context.Context, ref ProcessRef, sdkVersi
 		if sdkVersion != "" {
 			p.SDKVersion, p.SDKLanguage = sdkVersion, sdkLanguage
 		}
+		if err := tx.HoldProcess(keyOf(ref), s.cfg.NodeID); err != nil {
+			return err
+		}
 		return tx.PutProcess(p)
 	})
 }
@@ -331,12 +334,18 @@ func (s *Service) forget(ref ProcessRef) {
 	}
 }
 
-// ProcessDisconnected records that a process's last connection closed
-// without ProcessEnding. It is declared lost ProcessLostGrace later unless
+// ProcessDisconnected records that a process's last connection to this
+// node closed without ProcessEnding. It is declared lost ProcessLostGrace later unless
 // it reconnects (the SDKs reconnect on their own).
 func (s *Service) ProcessDisconnected(ctx context.Context, ref ProcessRef) error {
 	now := s.clock()
 	err := s.updateProcess(ctx, ref, func(tx store.Tx, p *game.Process) error {
+		// Only the node that holds the connection lets go of it: a process
+		// that reconnected to another node stays connected there.
+		held, err := tx.ReleaseProcess(keyOf(ref), s.cfg.NodeID)
+		if err != nil || !held {
+			return err
+		}
 		p.Connected, p.DisconnectedAt = false, now
 		return nil
 	})

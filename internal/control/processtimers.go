@@ -110,7 +110,16 @@ func (s *Service) sweepActivations(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		for _, gs := range list {
+		for _, listed := range list {
+			// Re-read under the row's lock: another node's sweep, or the
+			// process's ActivateGameSession, may have moved it meanwhile.
+			gs, err := tx.GetGameSession(listed.ID)
+			if err != nil {
+				return err
+			}
+			if gs.Status != game.SessionActivating {
+				continue
+			}
 			f, err := tx.GetFleet(gs.FleetID)
 			if err != nil {
 				if game.IsKind(err, game.NotFound) {

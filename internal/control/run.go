@@ -42,6 +42,8 @@ func (s *Service) Sweep(ctx context.Context) {
 // sweeps lists the timers. Each area adds its own.
 func (s *Service) sweeps() []func(context.Context) error {
 	return []func(context.Context) error{
+		s.BeatNode,
+		s.sweepOrphans,
 		s.sweepProcesses,
 		s.sweepActivations,
 		s.sweepAuthTokens,

@@ -41,6 +41,12 @@ type Config struct {
 	// returned as a compute's GameLiftServiceSdkEndpoint
 	// (ws://127.0.0.1:9870).
 	SDKEndpoint string
+	// NodeID names this node in the store (a random id when empty);
+	// NodeAddress is the base URL of its internal forwarding listener
+	// (empty: none). A node whose heartbeat is NodeTTL old by the
+	// database's clock is dead (10 s).
+	NodeID, NodeAddress string
+	NodeTTL             time.Duration
 }
 
 func (c *Config) defaults() {
@@ -71,6 +77,12 @@ func (c *Config) defaults() {
 	if c.SearchPageSize == 0 {
 		c.SearchPageSize = 20
 	}
+	if c.NodeID == "" {
+		c.NodeID = "node-" + game.NewUUID()
+	}
+	if c.NodeTTL == 0 {
+		c.NodeTTL = 10 * time.Second
+	}
 	if c.SDKEndpoint == "" {
 		c.SDKEndpoint = "ws://127.0.0.1:9870"
 	}
@@ -86,6 +98,8 @@ type Service struct {
 	pusher Pusher
 	// placerWake wakes the placement committer (placer.go).
 	placerWake chan struct{}
+	// node is this node's heartbeat and draining state (nodes.go).
+	node nodeState
 }
 
 // New returns a Service over st. now is the clock (time.Now when nil).
@@ -97,7 +111,9 @@ func New(st store.Store, cfg Config, now func() time.Time, log *slog.Logger) *Se
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{store: st, cfg: cfg, now: now, log: log, placerWake: make(chan struct{}, 1)}
+	svc := &Service{store: st, cfg: cfg, now: now, log: log, placerWake: make(chan struct{}, 1)}
+	svc.node.started = svc.clock()
+	return svc
 }
 
 // Config returns the settings in effect, defaults filled in.

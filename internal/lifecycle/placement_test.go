@@ -11,6 +11,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/gamelift"
 	"github.com/aws/aws-sdk-go-v2/service/gamelift/types"
+
+	"github.com/anylift/anylift/internal/apitest"
+	"github.com/anylift/anylift/internal/server"
+	"github.com/anylift/anylift/internal/storetestenv"
 )
 
 func dest(ids ...string) []types.GameSessionQueueDestination {
@@ -347,4 +351,46 @@ func TestPlacementTimeoutTerminatesItsActivatingSession(t *testing.T) {
 			t.Errorf("outbox %+v", ns)
 		}
 	})
+}
+
+// Two nodes on one PostgreSQL, each running its placer at once, place
+// every placement exactly once.
+func TestTwoNodesPlaceEachPlacementOnce(t *testing.T) {
+	dsn := storetestenv.PostgresDSN(t)
+	if dsn == "" {
+		t.Skip("ANYLIFT_TEST_POSTGRES is not set")
+	}
+	h := newHarness(t, apitest.WithPostgres(storetestenv.FreshSchema(t, dsn)))
+	other := apitest.Start(t, apitest.WithPostgres(h.env.Config.Store), func(c *server.Config) { c.Now = h.clock.Now })
+	h.queue(&gamelift.CreateGameSessionQueueInput{Name: aws.String("two"), Destinations: dest(h.fleet)})
+	const n = 8
+	for i := range n {
+		h.mustStart(&gamelift.StartGameSessionPlacementInput{PlacementId: aws.String(fmt.Sprintf("t-%d", i)), GameSessionQueueName: aws.String("two")})
+	}
+	for i := range n + 2 {
+		h.readyProc(h.fleet, testLocation, fmt.Sprintf("host-%d", i), fmt.Sprintf("10.0.0.%d", i+1))
+	}
+	var wg sync.WaitGroup
+	for _, node := range []*server.Server{h.env.Server, other.Server, h.env.Server, other.Server} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := node.Service().PlacePending(context.Background()); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	seen := map[string]bool{}
+	for i := range n {
+		id := aws.ToString(h.placement(fmt.Sprintf("t-%d", i)).GameSessionArn)
+		if id == "" || seen[id] {
+			t.Fatalf("placement t-%d: session %q", i, id)
+		}
+		seen[id] = true
+	}
+	out, err := h.gl.DescribeGameSessions(context.Background(), &gamelift.DescribeGameSessionsInput{FleetId: aws.String(h.fleet)})
+	if err != nil || len(out.GameSessions) != n {
+		t.Fatalf("%d game sessions for %d placements (%v)", len(out.GameSessions), n, err)
+	}
 }

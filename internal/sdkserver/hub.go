@@ -174,3 +174,16 @@ func (s *Server) finish(p Process, id string, a *answer, frame []byte, status in
 	a.frame = frame
 	close(a.done)
 }
+
+// Processes lists the processes with a connection on this Server.
+func (s *Server) Processes() []Process {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Process, 0, len(s.procs))
+	for p, pr := range s.procs {
+		if len(pr.conns) > 0 {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -2,7 +2,9 @@ package server
 
 import (
 	"context"
+	"log/slog"
 
+	"github.com/anylift/anylift/internal/cluster"
 	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/sdkserver"
@@ -15,6 +17,8 @@ import (
 type processes struct {
 	svc *control.Service
 	hub *sdkserver.Server
+	fwd *cluster.Client // nil without a node secret: nothing is forwarded
+	log *slog.Logger
 }
 
 var (
@@ -44,7 +48,13 @@ func (b *processes) Authenticate(ctx context.Context, h *sdkserver.Handshake) er
 	return b.svc.ProcessConnected(ctx, ref(h.Process), h.SDKVersion, h.SDKLanguage, expires)
 }
 
-func (b *processes) ProcessConnected(ctx context.Context, h *sdkserver.Handshake) {}
+// ProcessConnected sends again what the process may have missed while it
+// was away (control.ProcessResumed).
+func (b *processes) ProcessConnected(ctx context.Context, h *sdkserver.Handshake) {
+	if err := b.svc.ProcessResumed(ctx, ref(h.Process)); err != nil {
+		b.log.Warn("resuming a process", "process", h.PID, "err", err)
+	}
+}
 
 func (b *processes) ProcessDisconnected(ctx context.Context, p sdkserver.Process) {
 	b.svc.ProcessDisconnected(ctx, ref(p))
@@ -102,13 +112,19 @@ func (b *processes) TerminateServerProcess(ctx context.Context, p sdkserver.Proc
 	return b.svc.ProcessEnding(ctx, ref(p))
 }
 
-// Push implements control.Pusher.
+// Push implements control.Pusher: to the process's connection on this
+// node, else through the node that holds it.
 func (b *processes) Push(r control.ProcessRef, msg sdkwire.Push) bool {
-	return b.hub.Push(toProcess(r), msg)
+	if b.hub.Push(toProcess(r), msg) {
+		return true
+	}
+	return b.forward(r, func(ctx context.Context, base string) (bool, error) { return b.fwd.Push(ctx, base, r, msg) })
 }
 
 // Disconnect implements control.Pusher: the process is gone for good.
 func (b *processes) Disconnect(r control.ProcessRef, reason string) {
-	b.hub.Disconnect(toProcess(r), reason)
-	b.hub.Forget(toProcess(r))
+	if b.DisconnectLocal(r, reason) {
+		return
+	}
+	b.forward(r, func(ctx context.Context, base string) (bool, error) { return b.fwd.Disconnect(ctx, base, r, reason) })
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/anylift/anylift/internal/api"
+	"github.com/anylift/anylift/internal/cluster"
 	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/events"
 	"github.com/anylift/anylift/internal/game"
@@ -67,6 +68,16 @@ type Config struct {
 	// (14 days when zero).
 	MetricsRetention time.Duration
 
+	// Several nodes on one PostgreSQL (docs/several-nodes.md): NodeListen
+	// is the address of the internal listener other nodes forward pushes
+	// to (empty: none), NodeAdvertise the host:port they reach it at
+	// (NodeListen's address when empty), NodeSecret the secret every node
+	// shares. NodeID names the node (random when empty); NodeTTL is how
+	// old a heartbeat makes a node dead (10 s); DrainTimeout bounds the
+	// hand-over of processes at shutdown (10 s).
+	NodeListen, NodeAdvertise, NodeSecret, NodeID string
+	NodeTTL, DrainTimeout                         time.Duration
+
 	Log *slog.Logger
 	Now func() time.Time // the clock; time.Now when nil
 }
@@ -83,6 +94,10 @@ type Server struct {
 	ln     net.Listener
 	tlsLn  net.Listener
 	http   *http.Server
+	procs  *processes
+	// nodeLn and nodeHTTP serve other nodes' forwarded pushes (cluster.go).
+	nodeLn   net.Listener
+	nodeHTTP *http.Server
 
 	gateway    *gateway.Gateway
 	playerLn   net.Listener
@@ -138,6 +153,14 @@ func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 			return nil, err
 		}
 	}
+	s.procs = &processes{log: cfg.Log}
+	if err := s.startNodeListener(); err != nil {
+		s.ln.Close()
+		if s.tlsLn != nil {
+			s.tlsLn.Close()
+		}
+		return nil, err
+	}
 	sdkEndpoint := cfg.SDKEndpoint
 	if sdkEndpoint == "" {
 		sdkEndpoint = "ws://" + s.ln.Addr().String()
@@ -152,11 +175,18 @@ func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 		SearchPageSize:       cfg.SearchPageSize,
 		HealthCheckInterval:  cfg.HealthCheckInterval,
 		ProcessLostGrace:     cfg.ProcessLostGrace,
+		NodeID:               cfg.NodeID,
+		NodeAddress:          s.nodeAddress(),
+		NodeTTL:              cfg.NodeTTL,
 	}, cfg.Now, cfg.Log)
 	if cfg.AnyCredentials {
 		cfg.Log.Warn("INSECURE: --insecure-any-credentials is set; any well-formed signature from any access key is accepted. Use this for local development only.")
 	}
-	procs := &processes{svc: s.svc}
+	procs := s.procs
+	procs.svc = s.svc
+	if cfg.NodeSecret != "" {
+		procs.fwd = cluster.NewClient([]byte(cfg.NodeSecret), cfg.Now)
+	}
 	s.hub = sdkserver.New(sdkserver.Config{Auth: procs, Backend: procs, Logger: cfg.Log})
 	s.obs = newObservability(cfg, st, s.svc, s.hub)
 	s.api = api.New(s.svc, api.Options{
@@ -166,6 +196,16 @@ func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 	})
 	procs.hub = s.hub
 	s.svc.SetPusher(procs)
+	if err := s.svc.BeatNode(ctx); err != nil {
+		s.ln.Close()
+		if s.tlsLn != nil {
+			s.tlsLn.Close()
+		}
+		if s.nodeLn != nil {
+			s.nodeLn.Close()
+		}
+		return nil, fmt.Errorf("registering this node in the store: %w", err)
+	}
 	s.http = &http.Server{
 		Handler:           s.routes(),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -254,11 +294,11 @@ func (s *Server) routes() http.Handler {
 	s.obs.mount(mux)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if api.Match(r) {
-			s.api.ServeHTTP(w, r)
+			s.gate(s.api).ServeHTTP(w, r)
 			return
 		}
 		if sdkserver.IsUpgrade(r) {
-			s.hub.ServeHTTP(w, r)
+			s.gate(s.hub).ServeHTTP(w, r)
 			return
 		}
 		http.NotFound(w, r)
@@ -269,8 +309,21 @@ func (s *Server) routes() http.Handler {
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
-	if err := s.store.View(ctx, func(store.Tx) error { return nil }); err != nil {
-		http.Error(w, "store unavailable", http.StatusServiceUnavailable)
+	// A real read: on PostgreSQL a bare BEGIN succeeds even when the
+	// node's schema is gone.
+	err := s.store.View(ctx, func(tx store.Tx) error {
+		_, err := tx.GetNode(s.svc.NodeID(), time.Minute)
+		if game.IsKind(err, game.NotFound) {
+			return nil // before the first heartbeat
+		}
+		return err
+	})
+	if err != nil {
+		http.Error(w, "store unavailable: this node cannot reach its database", http.StatusServiceUnavailable)
+		return
+	}
+	if s.svc.Draining() {
+		http.Error(w, "draining", http.StatusServiceUnavailable)
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -300,6 +353,9 @@ func (s *Server) Service() *control.Service { return s.svc }
 // Close stops accepting requests, lets those in flight finish (until ctx
 // ends), stops the background loops and closes the store.
 func (s *Server) Close(ctx context.Context) error {
+	drainCtx, cancelDrain := context.WithTimeout(ctx, s.drainTimeout())
+	s.drain(drainCtx)
+	cancelDrain()
 	err := s.http.Shutdown(ctx)
 	if s.playerHTTP != nil {
 		if e := s.playerHTTP.Shutdown(ctx); err == nil {
@@ -307,8 +363,14 @@ func (s *Server) Close(ctx context.Context) error {
 		}
 	}
 	s.hub.Close() // processes see 1012 and reconnect elsewhere
+	if s.nodeHTTP != nil {
+		s.nodeHTTP.Shutdown(ctx)
+	}
 	s.cancel()
 	s.wg.Wait()
+	if err := s.svc.LeaveCluster(ctx); err != nil {
+		s.cfg.Log.Warn("removing this node from the store", "err", err)
+	}
 	if e := s.store.Close(); err == nil {
 		err = e
 	}
@@ -320,3 +382,10 @@ func (s *Server) Events() *events.Service { return s.events }
 
 // Store is the server's store, for tests that seed or inspect records.
 func (s *Server) Store() store.Store { return s.store }
+
+func (s *Server) drainTimeout() time.Duration {
+	if s.cfg.DrainTimeout > 0 {
+		return s.cfg.DrainTimeout
+	}
+	return 10 * time.Second
+}

@@ -47,6 +47,7 @@ type Tx interface {
 	MetricsTx
 	MatchmakingTx
 	QueueMetricsTx
+	NodeTx
 }
 
 // Page asks for one page of a list: at most Limit items after the opaque

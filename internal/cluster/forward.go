@@ -1,0 +1,158 @@
+package cluster
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/anylift/anylift/internal/control"
+	"github.com/anylift/anylift/internal/sdkwire"
+)
+
+// Paths of the internal listener.
+const (
+	PushPath       = "/node/v1/push"
+	DisconnectPath = "/node/v1/disconnect"
+)
+
+// maxBody bounds a forwarded request.
+const maxBody = 1 << 20
+
+// message is a forwarded push or disconnect.
+type message struct {
+	FleetID     string          `json:"FleetId"`
+	ComputeName string          `json:"ComputeName"`
+	PID         string          `json:"PID"`
+	Frame       json.RawMessage `json:"Frame,omitempty"`  // the push frame, as the process will read it
+	Reason      string          `json:"Reason,omitempty"` // of a disconnect
+}
+
+type reply struct {
+	Delivered bool `json:"Delivered"`
+}
+
+// Local delivers to the processes connected to this node only.
+type Local interface {
+	PushLocal(p control.ProcessRef, msg sdkwire.Push) bool
+	DisconnectLocal(p control.ProcessRef, reason string) bool
+}
+
+// Handler serves the internal listener: signed pushes and disconnects for
+// processes connected here. Unsigned, stale, replayed or forged requests
+// are refused with 401 and logged (without their content).
+func Handler(v *Verifier, local Local, log *slog.Logger) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST "+PushPath, func(w http.ResponseWriter, r *http.Request) {
+		m, ok := readSigned(w, r, v, log)
+		if !ok {
+			return
+		}
+		f, err := sdkwire.DecodeFrame(m.Frame)
+		var p sdkwire.Push
+		if err == nil {
+			p, err = sdkwire.DecodePush(f)
+		}
+		if err != nil {
+			http.Error(w, "bad push frame", http.StatusBadRequest)
+			return
+		}
+		answer(w, local.PushLocal(m.ref(), p))
+	})
+	mux.HandleFunc("POST "+DisconnectPath, func(w http.ResponseWriter, r *http.Request) {
+		if m, ok := readSigned(w, r, v, log); ok {
+			answer(w, local.DisconnectLocal(m.ref(), m.Reason))
+		}
+	})
+	return mux
+}
+
+func (m *message) ref() control.ProcessRef {
+	return control.ProcessRef{FleetID: m.FleetID, ComputeName: m.ComputeName, PID: m.PID}
+}
+
+func readSigned(w http.ResponseWriter, r *http.Request, v *Verifier, log *slog.Logger) (*message, bool) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	if err != nil {
+		http.Error(w, "body too large", http.StatusRequestEntityTooLarge)
+		return nil, false
+	}
+	if err := v.Verify(r, body); err != nil {
+		log.Warn("refused a node request", "remote", r.RemoteAddr, "path", r.URL.Path, "reason", err)
+		http.Error(w, "unauthorized: "+err.Error(), http.StatusUnauthorized)
+		return nil, false
+	}
+	var m message
+	if err := json.Unmarshal(body, &m); err != nil || m.PID == "" {
+		http.Error(w, "bad request", http.StatusBadRequest)
+		return nil, false
+	}
+	return &m, true
+}
+
+func answer(w http.ResponseWriter, delivered bool) {
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(reply{Delivered: delivered})
+}
+
+// Client forwards to other nodes.
+type Client struct {
+	secret []byte
+	http   *http.Client
+	now    func() time.Time
+}
+
+// NewClient returns a Client signing with secret; now is time.Now when nil.
+func NewClient(secret []byte, now func() time.Time) *Client {
+	if now == nil {
+		now = time.Now
+	}
+	return &Client{secret: secret, now: now, http: &http.Client{Timeout: 3 * time.Second}}
+}
+
+// Push forwards msg for process p to the node at base (http://host:port)
+// and reports whether that node had the process connected.
+func (c *Client) Push(ctx context.Context, base string, p control.ProcessRef, msg sdkwire.Push) (bool, error) {
+	frame, err := sdkwire.EncodePush(msg)
+	if err != nil {
+		return false, err
+	}
+	return c.send(ctx, base+PushPath, message{FleetID: p.FleetID, ComputeName: p.ComputeName, PID: p.PID, Frame: frame})
+}
+
+// Disconnect asks the node at base to close p's connections for good.
+func (c *Client) Disconnect(ctx context.Context, base string, p control.ProcessRef, reason string) (bool, error) {
+	return c.send(ctx, base+DisconnectPath, message{FleetID: p.FleetID, ComputeName: p.ComputeName, PID: p.PID, Reason: reason})
+}
+
+func (c *Client) send(ctx context.Context, url string, m message) (bool, error) {
+	body, err := json.Marshal(m)
+	if err != nil {
+		return false, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return false, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	sign(req, c.secret, c.now(), body)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return false, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		return false, fmt.Errorf("node %s answered %d: %s", url, resp.StatusCode, strings.TrimSpace(string(b)))
+	}
+	var r reply
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 4096)).Decode(&r); err != nil {
+		return false, err
+	}
+	return r.Delivered, nil
+}

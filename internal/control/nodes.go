@@ -1,0 +1,201 @@
+package control
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/sdkwire"
+	"github.com/anylift/anylift/internal/store"
+)
+
+// Several nodes share one store. Each node beats its heartbeat into the
+// store at every tick; a node whose heartbeat is NodeTTL old by the
+// database's clock is dead, and the processes it held are marked
+// disconnected (the process-lost grace then runs as on one node). The
+// node that holds a process's connection is recorded when it connects and
+// released, conditionally on still being this node, when it disconnects.
+
+// nodeState is what the Service knows of its own node.
+type nodeState struct {
+	started time.Time
+
+	mu       sync.Mutex
+	draining bool
+	beatErr  error     // the last heartbeat's failure, nil after a success
+	beatAt   time.Time // monotonic time of the last successful heartbeat
+}
+
+// beatTimeout bounds a heartbeat: a database that does not answer within
+// it is unreachable.
+const beatTimeout = 2 * time.Second
+
+// storeFresh is how old the last successful heartbeat may be for the
+// store to count as reachable (the sweep loop may be stuck on it).
+const storeFresh = 5 * time.Second
+
+// NodeID is this node's id in the store.
+func (s *Service) NodeID() string { return s.cfg.NodeID }
+
+// BeatNode records this node's heartbeat. It runs first at every tick;
+// the server runs it once before it serves, so that no process is held by
+// a node the store does not know yet.
+func (s *Service) BeatNode(ctx context.Context) error {
+	s.node.mu.Lock()
+	n := &store.Node{ID: s.cfg.NodeID, Address: s.cfg.NodeAddress, Started: s.node.started, Draining: s.node.draining}
+	s.node.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, beatTimeout)
+	defer cancel()
+	err := s.update(ctx, func(tx store.Tx) error { return tx.BeatNode(n) })
+	s.node.mu.Lock()
+	s.node.beatErr = err
+	if err == nil {
+		s.node.beatAt = time.Now()
+	}
+	s.node.mu.Unlock()
+	return err
+}
+
+// StoreReachable reports whether the last heartbeat reached the store and
+// is recent; a node answers API calls only while it is. Before the first
+// heartbeat it is true (Start has just opened the store).
+func (s *Service) StoreReachable() error {
+	s.node.mu.Lock()
+	defer s.node.mu.Unlock()
+	if s.node.beatErr != nil {
+		return s.node.beatErr
+	}
+	if !s.node.beatAt.IsZero() && time.Since(s.node.beatAt) > storeFresh {
+		return context.DeadlineExceeded
+	}
+	return nil
+}
+
+// SetDraining marks this node as draining (recorded at the next beat).
+func (s *Service) SetDraining(on bool) {
+	s.node.mu.Lock()
+	s.node.draining = on
+	s.node.mu.Unlock()
+}
+
+// Draining reports whether this node is draining.
+func (s *Service) Draining() bool {
+	s.node.mu.Lock()
+	defer s.node.mu.Unlock()
+	return s.node.draining
+}
+
+// LeaveCluster removes this node's record on a clean shutdown, so the
+// processes it still holds are orphaned at once rather than after NodeTTL.
+func (s *Service) LeaveCluster(ctx context.Context) error {
+	return s.update(ctx, func(tx store.Tx) error { return tx.DeleteNode(s.cfg.NodeID) })
+}
+
+func keyOf(r ProcessRef) store.ProcessKey {
+	return store.ProcessKey{FleetID: r.FleetID, ComputeName: r.ComputeName, PID: r.PID}
+}
+
+// ProcessHolder returns the live node other than this one that holds p's
+// connection, or nil when p is held here, by no one, or by a dead node.
+func (s *Service) ProcessHolder(ctx context.Context, p ProcessRef) (*store.Node, error) {
+	var out *store.Node
+	err := s.view(ctx, func(tx store.Tx) error {
+		id, err := tx.ProcessHolder(keyOf(p))
+		if err != nil || id == "" || id == s.cfg.NodeID {
+			return err
+		}
+		n, err := tx.GetNode(id, s.cfg.NodeTTL)
+		if game.IsKind(err, game.NotFound) {
+			return nil
+		}
+		if err == nil && n.Alive {
+			out = n
+		}
+		return err
+	})
+	return out, err
+}
+
+// sweepOrphans marks disconnected the processes whose holding node is
+// dead, as if their connections had dropped now: they reconnect to a live
+// node, or are lost after ProcessLostGrace.
+func (s *Service) sweepOrphans(ctx context.Context) error {
+	var orphans []store.ProcessKey
+	if err := s.view(ctx, func(tx store.Tx) error {
+		var err error
+		orphans, err = tx.OrphanedProcesses(s.cfg.NodeTTL, processBatch)
+		return err
+	}); err != nil || len(orphans) == 0 {
+		return err
+	}
+	now := s.clock()
+	for _, k := range orphans {
+		ref := ProcessRef{k.FleetID, k.ComputeName, k.PID}
+		err := s.updateProcess(ctx, ref, func(tx store.Tx, p *game.Process) error {
+			id, err := tx.ProcessHolder(k) // re-read under the process's lock
+			if err != nil || id == "" || !p.Connected {
+				return err
+			}
+			if n, err := tx.GetNode(id, s.cfg.NodeTTL); err == nil && n.Alive {
+				return nil // it came back, or the process reconnected to a live node
+			} else if err != nil && !game.IsKind(err, game.NotFound) {
+				return err
+			}
+			s.log.Info("server process's node is gone", "process", k.PID, "node", id)
+			p.Connected, p.DisconnectedAt = false, now
+			_, err = tx.ReleaseProcess(k, id)
+			return err
+		})
+		if err != nil && !game.IsKind(err, game.InvalidRequest) && !game.IsKind(err, game.NotFound) {
+			return err
+		}
+	}
+	return nil
+}
+
+// ProcessResumed runs after a process's connection is up (a first
+// connection or a reconnect): what was pushed to it while it was away,
+// or on a node that died, is sent again from the store. A game session
+// still ACTIVATING gets its CreateGameSession again (ActivateGameSession
+// is idempotent); one TERMINATING gets TerminateProcess again.
+func (s *Service) ProcessResumed(ctx context.Context, ref ProcessRef) error {
+	var gs *game.GameSession
+	err := s.view(ctx, func(tx store.Tx) error {
+		p, err := tx.GetProcess(ref.FleetID, ref.ComputeName, ref.PID)
+		if err != nil || p.GameSessionID == "" || p.Status != game.ProcessActive {
+			return err
+		}
+		gs, err = tx.GetGameSession(p.GameSessionID)
+		return err
+	})
+	if err != nil || gs == nil {
+		return err
+	}
+	switch gs.Status {
+	case game.SessionActivating:
+		s.push(ref, startMessage(gs))
+	case game.SessionTerminating:
+		s.push(ref, &sdkwire.TerminateProcess{TerminationTime: s.clock().UnixMilli()})
+	}
+	return nil
+}
+
+// DrainProcess sends a process connected here RefreshConnection with a
+// fresh token and the advertised SDK endpoint (the load balancer's), so
+// it reconnects to another node.
+func (s *Service) DrainProcess(ctx context.Context, ref ProcessRef) error {
+	var p *game.Process
+	err := s.view(ctx, func(tx store.Tx) error {
+		var err error
+		p, err = tx.GetProcess(ref.FleetID, ref.ComputeName, ref.PID)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if p.Status == game.ProcessTerminated {
+		return nil
+	}
+	return s.refreshConnection(ctx, p)
+}

@@ -1,0 +1,50 @@
+package store
+
+import "time"
+
+// Node is one "anylift serve" process sharing the store with others.
+type Node struct {
+	ID string
+	// Address is the base URL of the node's internal forwarding listener
+	// (http://host:port); empty when it has none.
+	Address  string
+	Started  time.Time
+	Draining bool
+	// Alive reports whether the node's last heartbeat is within the ttl
+	// the reader asked for, judged by the database's clock, so that
+	// clocks that differ between nodes do not matter.
+	Alive bool
+}
+
+// ProcessKey names a server process.
+type ProcessKey struct {
+	FleetID, ComputeName, PID string
+}
+
+// NodeTx records the nodes sharing the store and which node holds each
+// process's connection. Heartbeats are stamped with the database's clock.
+type NodeTx interface {
+	// BeatNode inserts or refreshes node n and stamps its heartbeat with
+	// the database's clock (n.Alive is ignored).
+	BeatNode(n *Node) error
+	// GetNode returns a node, Alive when its last heartbeat is less than
+	// ttl old by the database's clock; NotFound when absent.
+	GetNode(id string, ttl time.Duration) (*Node, error)
+	// ListNodes returns every node, oldest first, Alive set as in GetNode.
+	ListNodes(ttl time.Duration) ([]*Node, error)
+	// DeleteNode removes a node (a clean shutdown); its held processes are
+	// then orphaned.
+	DeleteNode(id string) error
+	// HoldProcess records that nodeID holds the process's connection.
+	HoldProcess(k ProcessKey, nodeID string) error
+	// ReleaseProcess clears the process's holder when it is nodeID and
+	// reports whether it was: a process that reconnected to another node
+	// is that node's now.
+	ReleaseProcess(k ProcessKey, nodeID string) (bool, error)
+	// ProcessHolder returns the id of the node that holds the process's
+	// connection, "" when none does.
+	ProcessHolder(k ProcessKey) (string, error)
+	// OrphanedProcesses lists up to max live, connected processes whose
+	// holding node's heartbeat is ttl old or more, or which is gone.
+	OrphanedProcesses(ttl time.Duration, max int) ([]ProcessKey, error)
+}

@@ -1,0 +1,120 @@
+package sqldb
+
+import (
+	"time"
+
+	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/store"
+)
+
+// dbNow is the database's clock in epoch milliseconds: node liveness is
+// judged by one clock, whatever the nodes' own clocks say.
+func (t *Tx) dbNow() string {
+	if t.db.dialect.Name == "postgres" {
+		return `CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)`
+	}
+	return `CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)`
+}
+
+func (t *Tx) BeatNode(n *store.Node) error {
+	now := t.dbNow()
+	_, err := t.exec(`INSERT INTO nodes (id, address, started, heartbeat, draining) VALUES (?, ?, ?, `+now+`, ?)
+		ON CONFLICT (id) DO UPDATE SET address = excluded.address, heartbeat = excluded.heartbeat, draining = excluded.draining`,
+		n.ID, n.Address, store.Millis(n.Started), flag(n.Draining))
+	return err
+}
+
+const nodeColumns = `id, address, started, draining, `
+
+func (t *Tx) nodeAlive() string {
+	return `CASE WHEN heartbeat > ` + t.dbNow() + ` - ? THEN 1 ELSE 0 END`
+}
+
+func scanNode(sc interface{ Scan(...any) error }) (*store.Node, error) {
+	var n store.Node
+	var started int64
+	var draining, alive int
+	if err := sc.Scan(&n.ID, &n.Address, &started, &draining, &alive); err != nil {
+		return nil, err
+	}
+	n.Started, n.Draining, n.Alive = store.FromMillis(started), draining == 1, alive == 1
+	return &n, nil
+}
+
+func (t *Tx) GetNode(id string, ttl time.Duration) (*store.Node, error) {
+	n, err := scanNode(t.queryRow(`SELECT `+nodeColumns+t.nodeAlive()+` FROM nodes WHERE id = ?`, ttl.Milliseconds(), id))
+	if errNoRows(err) {
+		return nil, game.Errorf(game.NotFound, "node %s not found", id)
+	}
+	return n, err
+}
+
+func (t *Tx) ListNodes(ttl time.Duration) ([]*store.Node, error) {
+	rows, err := t.query(`SELECT `+nodeColumns+t.nodeAlive()+` FROM nodes ORDER BY started, id`, ttl.Milliseconds())
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*store.Node
+	for rows.Next() {
+		n, err := scanNode(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, rows.Err()
+}
+
+func (t *Tx) DeleteNode(id string) error {
+	_, err := t.exec(`DELETE FROM nodes WHERE id = ?`, id)
+	return err
+}
+
+func (t *Tx) HoldProcess(k store.ProcessKey, nodeID string) error {
+	_, err := t.exec(`INSERT INTO process_holders (fleet_id, compute, pid, node_id) VALUES (?, ?, ?, ?)
+		ON CONFLICT (fleet_id, compute, pid) DO UPDATE SET node_id = excluded.node_id`,
+		k.FleetID, k.ComputeName, k.PID, nodeID)
+	return err
+}
+
+func (t *Tx) ReleaseProcess(k store.ProcessKey, nodeID string) (bool, error) {
+	res, err := t.exec(`DELETE FROM process_holders WHERE fleet_id = ? AND compute = ? AND pid = ? AND node_id = ?`,
+		k.FleetID, k.ComputeName, k.PID, nodeID)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
+}
+
+func (t *Tx) ProcessHolder(k store.ProcessKey) (string, error) {
+	var id string
+	err := t.queryRow(`SELECT node_id FROM process_holders WHERE fleet_id = ? AND compute = ? AND pid = ?`,
+		k.FleetID, k.ComputeName, k.PID).Scan(&id)
+	if errNoRows(err) {
+		return "", nil
+	}
+	return id, err
+}
+
+func (t *Tx) OrphanedProcesses(ttl time.Duration, max int) ([]store.ProcessKey, error) {
+	rows, err := t.query(`SELECT h.fleet_id, h.compute, h.pid FROM process_holders h
+		JOIN processes p ON p.fleet_id = h.fleet_id AND p.compute = h.compute AND p.pid = h.pid
+		LEFT JOIN nodes n ON n.id = h.node_id
+		WHERE p.connected = 1 AND p.status <> 'TERMINATED' AND (n.id IS NULL OR n.heartbeat <= `+t.dbNow()+` - ?)
+		ORDER BY h.fleet_id, h.compute, h.pid LIMIT ?`, ttl.Milliseconds(), max)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []store.ProcessKey
+	for rows.Next() {
+		var k store.ProcessKey
+		if err := rows.Scan(&k.FleetID, &k.ComputeName, &k.PID); err != nil {
+			return nil, err
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,99 @@
+package storetest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/store"
+)
+
+func TestNodesHeartbeatByTheDatabaseClock(t *testing.T) {
+	Each(t, func(t *testing.T, st store.Store) {
+		Update(t, st, func(tx store.Tx) error {
+			return tx.BeatNode(&store.Node{ID: "n1", Address: "http://10.0.0.1:9880", Started: t0})
+		})
+		View(t, st, func(tx store.Tx) error {
+			n, err := tx.GetNode("n1", time.Hour)
+			if err != nil {
+				return err
+			}
+			if !n.Alive || n.Address != "http://10.0.0.1:9880" || !n.Started.Equal(t0) || n.Draining {
+				t.Errorf("node %+v", n)
+			}
+			// A ttl in the past: the heartbeat is too old whatever the clocks.
+			if n, _ := tx.GetNode("n1", -time.Hour); n.Alive {
+				t.Error("alive with a negative ttl")
+			}
+			if _, err := tx.GetNode("n2", time.Hour); !game.IsKind(err, game.NotFound) {
+				t.Errorf("missing node: %v", err)
+			}
+			return nil
+		})
+		Update(t, st, func(tx store.Tx) error {
+			return tx.BeatNode(&store.Node{ID: "n1", Address: "http://10.0.0.1:9880", Started: t0, Draining: true})
+		})
+		View(t, st, func(tx store.Tx) error {
+			list, err := tx.ListNodes(time.Hour)
+			if err != nil || len(list) != 1 || !list[0].Draining {
+				t.Errorf("nodes %v %v", list, err)
+			}
+			return nil
+		})
+		Update(t, st, func(tx store.Tx) error { return tx.DeleteNode("n1") })
+		View(t, st, func(tx store.Tx) error {
+			if list, _ := tx.ListNodes(time.Hour); len(list) != 0 {
+				t.Errorf("deleted node listed: %v", list)
+			}
+			return nil
+		})
+	})
+}
+
+func TestProcessHoldersAndOrphans(t *testing.T) {
+	Each(t, func(t *testing.T, st store.Store) {
+		a, b := proc("c1", 1), proc("c1", 2)
+		putProcs(t, st, a, b)
+		ka := store.ProcessKey{FleetID: a.FleetID, ComputeName: a.ComputeName, PID: a.PID}
+		kb := store.ProcessKey{FleetID: b.FleetID, ComputeName: b.ComputeName, PID: b.PID}
+		Update(t, st, func(tx store.Tx) error {
+			if err := tx.BeatNode(&store.Node{ID: "n1", Started: t0}); err != nil {
+				return err
+			}
+			if err := tx.HoldProcess(ka, "n1"); err != nil {
+				return err
+			}
+			if err := tx.HoldProcess(kb, "gone"); err != nil {
+				return err
+			}
+			// Reconnected to n1: the holder moves.
+			return tx.HoldProcess(kb, "n1")
+		})
+		Update(t, st, func(tx store.Tx) error {
+			if ok, err := tx.ReleaseProcess(kb, "gone"); ok || err != nil {
+				t.Errorf("released by a node that no longer holds it: %v %v", ok, err)
+			}
+			if h, _ := tx.ProcessHolder(kb); h != "n1" {
+				t.Errorf("holder %q", h)
+			}
+			if ok, err := tx.ReleaseProcess(kb, "n1"); !ok || err != nil {
+				t.Errorf("release: %v %v", ok, err)
+			}
+			if h, _ := tx.ProcessHolder(kb); h != "" {
+				t.Errorf("holder after release %q", h)
+			}
+			return tx.HoldProcess(kb, "gone")
+		})
+		View(t, st, func(tx store.Tx) error {
+			got, err := tx.OrphanedProcesses(time.Hour, 10)
+			if err != nil || len(got) != 1 || got[0] != kb {
+				t.Errorf("orphans with n1 alive: %v %v", got, err)
+			}
+			got, _ = tx.OrphanedProcesses(-time.Hour, 10)
+			if len(got) != 2 {
+				t.Errorf("orphans with every heartbeat too old: %v", got)
+			}
+			return nil
+		})
+	})
+}
