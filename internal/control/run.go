@@ -47,5 +47,6 @@ func (s *Service) sweeps() []func(context.Context) error {
 		s.sweepAuthTokens,
 		s.expireReservations,
 		s.sweepPlacements,
+		s.StepMatchmaking,
 	}
 }

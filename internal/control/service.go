@@ -86,6 +86,8 @@ type Service struct {
 	pusher Pusher
 	// placerWake wakes the placement committer (placer.go).
 	placerWake chan struct{}
+	// mmOwner names this node in matchmaker leases (matchloop.go).
+	mmOwner string
 }
 
 // New returns a Service over st. now is the clock (time.Now when nil).
@@ -97,7 +99,7 @@ func New(st store.Store, cfg Config, now func() time.Time, log *slog.Logger) *Se
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{store: st, cfg: cfg, now: now, log: log, placerWake: make(chan struct{}, 1)}
+	return &Service{store: st, cfg: cfg, now: now, log: log, placerWake: make(chan struct{}, 1), mmOwner: game.NewUUID()}
 }
 
 // Config returns the settings in effect, defaults filled in.

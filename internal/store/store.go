@@ -46,6 +46,7 @@ type Tx interface {
 	QueueTx
 	MetricsTx
 	MatchmakingTx
+	MatchmakerTx
 }
 
 // Page asks for one page of a list: at most Limit items after the opaque
