@@ -93,8 +93,11 @@ func (s *Service) timeOutTickets(ctx context.Context, name string, now time.Time
 				}
 				return err
 			})
-			if err != nil || n < matchBatch {
+			if err != nil {
 				return err
+			}
+			if n < matchBatch {
+				break
 			}
 		}
 	}
