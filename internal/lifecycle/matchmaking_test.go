@@ -18,7 +18,7 @@ const arenaRules = `{"name":"arena","ruleLanguageVersion":"1.0",
  "playerAttributes":[{"name":"skill","type":"number","default":10},{"name":"modes","type":"string_list","default":["any"]}],
  "teams":[{"name":"red","maxPlayers":2,"minPlayers":1},{"name":"blue","maxPlayers":2,"minPlayers":1}]}`
 
-func (h *harness) matchConfig(queueARN string) string {
+func (h *harness) matchConfig(queueARN string, backfill types.BackfillMode) string {
 	h.t.Helper()
 	ctx := h.t.Context()
 	if _, err := h.gl.CreateMatchmakingRuleSet(ctx, &gamelift.CreateMatchmakingRuleSetInput{Name: aws.String("arena"), RuleSetBody: aws.String(arenaRules)}); err != nil {
@@ -28,7 +28,7 @@ func (h *harness) matchConfig(queueARN string) string {
 		RuleSetName: aws.String("arena"), RequestTimeoutSeconds: aws.Int32(60), AcceptanceRequired: aws.Bool(false),
 		GameSessionQueueArns: []string{queueARN}, GameSessionData: aws.String("gsd"), CustomEventData: aws.String("ced"),
 		GameProperties:     []types.GameProperty{{Key: aws.String("mode"), Value: aws.String("ctf")}},
-		NotificationTarget: aws.String("https://hooks.example.com/mm"), FlexMatchMode: types.FlexMatchModeWithQueue})
+		NotificationTarget: aws.String("https://hooks.example.com/mm"), FlexMatchMode: types.FlexMatchModeWithQueue, BackfillMode: backfill})
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestMatchReachesGoSDKProcessAndIsBackfilled(t *testing.T) {
 	eachBackend(t, func(t *testing.T, h *harness) {
 		g := h.goProcess("host-1", "go-1", h.compute("host-1", "10.0.0.5"))
 		q := h.queue(&gamelift.CreateGameSessionQueueInput{Name: aws.String("mm"), Destinations: dest(h.fleet)})
-		cfgARN := h.matchConfig(aws.ToString(q.GameSessionQueueArn))
+		cfgARN := h.matchConfig(aws.ToString(q.GameSessionQueueArn), types.BackfillModeManual)
 		h.startTicket("t1", "p1", 10)
 		h.startTicket("t2", "p2", 12)
 		var started sdk.GameSession
@@ -211,4 +211,79 @@ func mmDetail(t *testing.T, n *game.Notification) map[string]any {
 		t.Errorf("envelope %s", n.Envelope)
 	}
 	return env.Detail
+}
+
+// placeMatch starts two tickets and waits for their match to start on g.
+func (h *harness) placeMatch(g *goProcess) sdk.GameSession {
+	h.t.Helper()
+	h.startTicket("t1", "p1", 10)
+	h.startTicket("t2", "p2", 12)
+	var started sdk.GameSession
+	waitFor(h.t, "the match placed on the process", func() bool {
+		h.sweep()
+		select {
+		case started = <-g.started:
+			return true
+		default:
+			return false
+		}
+	})
+	if err := g.p.ActivateGameSession(); err != nil {
+		h.t.Fatal(err)
+	}
+	return started
+}
+
+func (h *harness) matchmakerData(gameSessionID string) sdkMatchmakerData {
+	h.t.Helper()
+	var md sdkMatchmakerData
+	raw := aws.ToString(h.session(gameSessionID).MatchmakerData)
+	if err := json.Unmarshal([]byte(raw), &md); err != nil {
+		h.t.Fatalf("MatchmakerData %q: %v", raw, err)
+	}
+	return md
+}
+
+func TestAutomaticBackfill(t *testing.T) {
+	eachBackend(t, func(t *testing.T, h *harness) {
+		g := h.goProcess("host-1", "go-1", h.compute("host-1", "10.0.0.5"))
+		q := h.queue(&gamelift.CreateGameSessionQueueInput{Name: aws.String("mm"), Destinations: dest(h.fleet)})
+		h.matchConfig(aws.ToString(q.GameSessionQueueArn), types.BackfillModeAutomatic)
+		started := h.placeMatch(g)
+		md := h.matchmakerData(started.GameSessionID)
+		auto := aws.ToString(md.AutoBackfillTicket)
+		if aws.ToString(md.AutoBackfillMode) != "AUTOMATIC" || auto == "" {
+			t.Fatalf("MatchmakerData after the match: %+v", md)
+		}
+		bf := h.matchTicket(auto)
+		if bf.Status != types.MatchmakingConfigurationStatusQueued || aws.ToString(bf.GameSessionConnectionInfo.GameSessionArn) != started.GameSessionID || len(bf.Players) != 2 {
+			t.Fatalf("automatic backfill ticket %+v", bf)
+		}
+		h.startTicket("t3", "p3", 11)
+		var u sdk.UpdateGameSession
+		waitFor(t, "the automatic backfill", func() bool {
+			h.sweep()
+			select {
+			case u = <-g.updated:
+				return true
+			default:
+				return false
+			}
+		})
+		if u.UpdateReason != "MATCHMAKING_DATA_UPDATED" || u.BackfillTicketID != auto {
+			t.Fatalf("OnUpdateGameSession %+v", u)
+		}
+		// One slot is left: the next automatic ticket is waiting, and
+		// StopMatchmaking on it switches automatic backfill off.
+		next := aws.ToString(h.matchmakerData(started.GameSessionID).AutoBackfillTicket)
+		if next == "" || next == auto {
+			t.Fatalf("next automatic ticket %q", next)
+		}
+		if _, err := h.gl.StopMatchmaking(t.Context(), &gamelift.StopMatchmakingInput{TicketId: aws.String(next)}); err != nil {
+			t.Fatal(err)
+		}
+		if u := receive(t, "BACKFILL_CANCELLED", g.updated); u.UpdateReason != "BACKFILL_CANCELLED" || u.BackfillTicketID != next {
+			t.Errorf("OnUpdateGameSession %+v", u)
+		}
+	})
 }
