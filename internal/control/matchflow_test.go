@@ -269,6 +269,17 @@ func TestRequestTimeoutAndStop(t *testing.T) {
 	*h.now = h.now.Add(5 * time.Second)
 	h.step()
 	h.wantStatus(game.TicketTimedOut, "lonely")
+	defer func() {
+		*h.now = h.now.Add(TicketRetention)
+		h.step()
+		h.wantStatus(game.TicketTimedOut, "lonely")
+		*h.now = h.now.Add(time.Millisecond)
+		h.step()
+		out, err := h.s.DescribeMatchmaking(context.Background(), &wire.DescribeMatchmakingInput{TicketIds: []string{"lonely", "far"}})
+		if err != nil || len(out.TicketList) != 0 {
+			t.Errorf("tickets past retention: %+v %v", out, err)
+		}
+	}()
 	names, details := h.events()
 	last := details[len(details)-1]
 	if names[len(names)-1] != evTimedOut || last["reason"] != "TimedOut" || last["message"] != "Removed from matchmaking due to timing out." {

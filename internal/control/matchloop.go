@@ -16,6 +16,9 @@ const (
 	matchLease = 10 * time.Second
 	// matchBatch bounds the records one matchmaking transaction moves.
 	matchBatch = 200
+	// TicketRetention is how long an ended ticket stays describable
+	// (spec/matchmaking.md §5.6).
+	TicketRetention = 30 * time.Minute
 )
 
 // StepMatchmaking runs one matchmaking step, at the service clock's now,
@@ -25,6 +28,9 @@ const (
 // conditional update, so steps on several nodes never move a ticket
 // twice; the lease only keeps them from doing the same work.
 func (s *Service) StepMatchmaking(ctx context.Context) error {
+	if err := s.forgetEndedTickets(ctx); err != nil {
+		return err
+	}
 	var token string
 	for {
 		var list []*game.MatchmakingConfiguration
@@ -234,4 +240,21 @@ func poolTicket(t *game.MatchTicket) (matchmaking.Ticket, error) {
 		mt.Players = append(mt.Players, mp)
 	}
 	return mt, nil
+}
+
+// forgetEndedTickets deletes tickets that ended more than TicketRetention
+// ago, so DescribeMatchmaking no longer shows them.
+func (s *Service) forgetEndedTickets(ctx context.Context) error {
+	before := s.clock().Add(-TicketRetention)
+	for {
+		n := 0
+		err := s.update(ctx, func(tx store.Tx) error {
+			var err error
+			n, err = tx.DeleteEndedTickets(before, matchBatch)
+			return err
+		})
+		if err != nil || n < matchBatch {
+			return err
+		}
+	}
 }

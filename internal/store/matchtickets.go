@@ -43,6 +43,11 @@ type MatchmakerTx interface {
 	// ActiveTicketsOfPlayer lists the active tickets holding the player.
 	ActiveTicketsOfPlayer(playerID string) ([]*game.MatchTicket, error)
 
+	// DeleteEndedTickets removes up to limit tickets that ended before
+	// before (and finished matches whose deadline is before it); it
+	// answers how many tickets went.
+	DeleteEndedTickets(before time.Time, limit int) (int, error)
+
 	// InsertMatch adds m.
 	InsertMatch(m *game.Match) error
 	// GetMatch returns the match; NotFound when absent.

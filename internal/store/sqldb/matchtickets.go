@@ -108,8 +108,8 @@ func (t *Tx) InsertTicket(tk *game.MatchTicket) error {
 	if err != nil {
 		return err
 	}
-	_, err = t.exec(`INSERT INTO matchmaking_tickets (id, config, status, started, deadline, doc) VALUES (?, ?, ?, ?, ?, ?)`,
-		tk.ID, tk.ConfigName, tk.Status, store.Millis(tk.StartTime), store.Millis(tk.Deadline), string(doc))
+	_, err = t.exec(`INSERT INTO matchmaking_tickets (id, config, status, started, deadline, ended, doc) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		tk.ID, tk.ConfigName, tk.Status, store.Millis(tk.StartTime), store.Millis(tk.Deadline), store.Millis(tk.EndTime), string(doc))
 	if t.isUnique(err) {
 		return game.Errorf(game.Conflict, "matchmaking ticket %s already exists", tk.ID)
 	}
@@ -142,8 +142,8 @@ func (t *Tx) UpdateTicket(tk *game.MatchTicket) error {
 	if err != nil {
 		return err
 	}
-	res, err := t.exec(`UPDATE matchmaking_tickets SET status = ?, deadline = ?, doc = ? WHERE id = ?`,
-		tk.Status, store.Millis(tk.Deadline), string(doc), tk.ID)
+	res, err := t.exec(`UPDATE matchmaking_tickets SET status = ?, deadline = ?, ended = ?, doc = ? WHERE id = ?`,
+		tk.Status, store.Millis(tk.Deadline), store.Millis(tk.EndTime), string(doc), tk.ID)
 	return requireRow(res, err, "matchmaking ticket %s not found", tk.ID)
 }
 
@@ -241,4 +241,35 @@ func (t *Tx) LeaseMatchmaker(config, owner string, now, until time.Time) (bool, 
 		return false, nil
 	}
 	return err == nil, err
+}
+
+func (t *Tx) DeleteEndedTickets(before time.Time, limit int) (int, error) {
+	rows, err := t.query(`SELECT id FROM matchmaking_tickets WHERE ended > 0 AND ended < ? ORDER BY ended LIMIT ?`, store.Millis(before), limit)
+	if err != nil {
+		return 0, err
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	for _, id := range ids {
+		if _, err := t.exec(`DELETE FROM matchmaking_ticket_players WHERE ticket_id = ?`, id); err != nil {
+			return 0, err
+		}
+		if _, err := t.exec(`DELETE FROM matchmaking_tickets WHERE id = ?`, id); err != nil {
+			return 0, err
+		}
+	}
+	_, err = t.exec(`DELETE FROM matchmaking_matches WHERE status = 'DONE' AND id IN (SELECT id FROM matchmaking_matches WHERE status = 'DONE' AND deadline < ? LIMIT ?)`,
+		store.Millis(before), limit)
+	return len(ids), err
 }

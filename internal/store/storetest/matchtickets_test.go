@@ -125,14 +125,29 @@ func TestMatchmakingTickets(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			tk.Status = game.TicketCancelled
+			tk.Status, tk.EndTime = game.TicketCancelled, t0.Add(time.Minute)
 			return tx.UpdateTicket(tk)
+		})
+		Update(t, st, func(tx store.Tx) error {
+			if n, err := tx.DeleteEndedTickets(t0.Add(time.Minute), 10); n != 0 || err != nil {
+				t.Errorf("delete before the end: %d %v", n, err)
+			}
+			if n, err := tx.DeleteEndedTickets(t0.Add(time.Minute+time.Millisecond), 10); n != 1 || err != nil {
+				t.Errorf("delete after the end: %d %v", n, err)
+			}
+			if _, err := tx.GetTicket("t1"); !game.IsKind(err, game.NotFound) {
+				t.Errorf("deleted ticket: %v", err)
+			}
+			return nil
 		})
 		View(t, st, func(tx store.Tx) error {
 			if n, _ := tx.CountActiveTickets("cfg"); n != 2 {
 				t.Errorf("active after cancel %d", n)
 			}
 			if mine, _ := tx.ActiveTicketsOfPlayer("p-t1"); len(mine) != 1 || mine[0].ID != "other" {
+				t.Errorf("tickets of p-t1 after cancel %v", mine)
+			}
+			if mine, _ := tx.ActiveTicketsOfPlayer("p-t2"); len(mine) != 1 {
 				t.Errorf("tickets of p-t1 after cancel %v", mine)
 			}
 			return nil

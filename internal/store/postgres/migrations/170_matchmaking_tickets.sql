@@ -13,8 +13,10 @@ CREATE TABLE matchmaking_tickets (
     status   TEXT NOT NULL,
     started  BIGINT NOT NULL,
     deadline BIGINT NOT NULL,
+    ended    BIGINT NOT NULL DEFAULT 0,
     doc      TEXT NOT NULL
 );
+CREATE INDEX matchmaking_tickets_ended ON matchmaking_tickets (ended) WHERE ended > 0;
 CREATE INDEX matchmaking_tickets_pool ON matchmaking_tickets (config, status, started, id);
 CREATE INDEX matchmaking_tickets_deadline ON matchmaking_tickets (config, status, deadline);
 CREATE TABLE matchmaking_ticket_players (
