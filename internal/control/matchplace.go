@@ -27,7 +27,11 @@ func (x *mmTx) startPlacement(c *game.MatchmakingConfiguration, rs *ruleset.Rule
 	if err != nil {
 		return err
 	}
-	p := &game.Placement{ID: m.ID, QueueName: q.Name, QueueARN: q.ARN, Status: game.PlacementPending, Properties: c.Properties,
+	m.Placements++
+	if err := x.tx.UpdateMatch(m); err != nil {
+		return err
+	}
+	p := &game.Placement{ID: m.PlacementID(), QueueName: q.Name, QueueARN: q.ARN, Status: game.PlacementPending, Properties: c.Properties,
 		MaxPlayers: rs.Capacity(), GameSessionData: c.GameSessionData, MatchmakerData: data, StartTime: x.now}
 	p.Deadline = p.StartTime.Add(queueTimeout(q))
 	for _, pl := range players {
@@ -52,11 +56,11 @@ func firstOf(l []string) string {
 // session (FULFILLED), time out (TIMED_OUT) or fail. A fulfilled match
 // under AUTOMATIC backfill with free slots gets its first backfill ticket.
 func (s *Service) matchPlacementEnded(tx store.Tx, p *game.Placement) error {
-	m, err := tx.GetMatch(p.ID)
+	m, err := tx.GetMatch(game.MatchOfPlacement(p.ID))
 	if game.IsKind(err, game.NotFound) {
 		return nil
 	}
-	if err != nil || m.Status != game.MatchPlacing {
+	if err != nil || m.Status != game.MatchPlacing || m.PlacementID() != p.ID {
 		return err
 	}
 	x := &mmTx{s: s, tx: tx, now: s.clock()}
@@ -70,7 +74,8 @@ func (s *Service) matchPlacementEnded(tx store.Tx, p *game.Placement) error {
 	}
 	switch p.Status {
 	case game.PlacementTimedOut:
-		return x.fail(c, m, ts, game.TicketTimedOut)
+		s.wakePlacer()
+		return x.placementTimedOut(c, m, ts)
 	case game.PlacementFulfilled:
 	default:
 		return x.fail(c, m, ts, game.TicketFailed)
@@ -92,4 +97,21 @@ func (s *Service) matchPlacementEnded(tx store.Tx, p *game.Placement) error {
 		return err
 	}
 	return x.autoBackfill(c, gs)
+}
+
+
+// placementTimedOut places the match again while every ticket is within
+// its request timeout (spec §6.5); past the earliest one its tickets end
+// TIMED_OUT.
+func (x *mmTx) placementTimedOut(c *game.MatchmakingConfiguration, m *game.Match, ts []*game.MatchTicket) error {
+	for _, t := range ts {
+		if !x.now.Before(t.Deadline) {
+			return x.fail(c, m, ts, game.TicketTimedOut)
+		}
+	}
+	rs, err := x.rules(c)
+	if err != nil {
+		return err
+	}
+	return x.startPlacement(c, rs, m, ts)
 }

@@ -1,6 +1,10 @@
 package game
 
-import "time"
+import (
+	"strconv"
+	"strings"
+	"time"
+)
 
 // Matchmaking configuration modes and backfill modes.
 const (
@@ -115,4 +119,24 @@ type Match struct {
 	AcceptanceRequired       bool `json:",omitempty"`
 	AcceptanceTimeoutSeconds int  `json:",omitempty"`
 	CreationTime             time.Time
+	// Placements counts the placements started for the match; a timed-out
+	// placement is retried under a new id while the tickets have time.
+	Placements int `json:",omitempty"`
+}
+
+// PlacementID is the id of the match's current placement: the match id,
+// then the match id with "-r<n>" for the n-th retry.
+func (m *Match) PlacementID() string {
+	if m.Placements <= 1 {
+		return m.ID
+	}
+	return m.ID + "-r" + strconv.Itoa(m.Placements-1)
+}
+
+// MatchOfPlacement is the inverse of Match.PlacementID.
+func MatchOfPlacement(placementID string) string {
+	if i := strings.LastIndex(placementID, "-r"); i >= 0 {
+		return placementID[:i]
+	}
+	return placementID
 }

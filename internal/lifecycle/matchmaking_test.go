@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/gamelift"
@@ -284,6 +285,42 @@ func TestAutomaticBackfill(t *testing.T) {
 		}
 		if u := receive(t, "BACKFILL_CANCELLED", g.updated); u.UpdateReason != "BACKFILL_CANCELLED" || u.BackfillTicketID != next {
 			t.Errorf("OnUpdateGameSession %+v", u)
+		}
+	})
+}
+
+func TestMatchPlacementRetriedUntilRequestTimeout(t *testing.T) {
+	eachBackend(t, func(t *testing.T, h *harness) {
+		q := h.queue(&gamelift.CreateGameSessionQueueInput{Name: aws.String("mm"), Destinations: dest(h.fleet), TimeoutInSeconds: aws.Int32(25)})
+		h.matchConfig(aws.ToString(q.GameSessionQueueArn), types.BackfillModeManual)
+		h.startTicket("t1", "p1", 10)
+		h.startTicket("t2", "p2", 12)
+		h.sweep()
+		if got := h.matchTicket("t1"); got.Status != types.MatchmakingConfigurationStatusPlacing {
+			t.Fatalf("without capacity: %s", got.Status)
+		}
+		h.advance(25 * time.Second) // the first placement times out and is placed again
+		h.advance(25 * time.Second) // and again
+		if got := h.matchTicket("t1"); got.Status != types.MatchmakingConfigurationStatusPlacing {
+			t.Fatalf("after two placement time-outs: %s", got.Status)
+		}
+		h.advance(25 * time.Second) // past the 60 s request timeout
+		for _, id := range []string{"t1", "t2"} {
+			if got := h.matchTicket(id); got.Status != types.MatchmakingConfigurationStatusTimedOut || aws.ToString(got.StatusReason) != "TIMED_OUT" {
+				t.Errorf("ticket %s: %s", id, got.Status)
+			}
+		}
+		timedOut := 0
+		for _, n := range h.notifications() {
+			if n.Type == "MatchmakingTimedOut" {
+				if d := mmDetail(t, n); d["reason"] != "TimedOut" || d["matchId"] == nil {
+					t.Errorf("MatchmakingTimedOut %v", d)
+				}
+				timedOut++
+			}
+		}
+		if timedOut != 2 {
+			t.Errorf("%d MatchmakingTimedOut events", timedOut)
 		}
 	})
 }
