@@ -99,7 +99,6 @@ func (s *Service) matchPlacementEnded(tx store.Tx, p *game.Placement) error {
 	return x.autoBackfill(c, gs)
 }
 
-
 // placementTimedOut places the match again while every ticket is within
 // its request timeout (spec §6.5); past the earliest one its tickets end
 // TIMED_OUT.
