@@ -198,6 +198,8 @@ func applyMatchConfigUpdate(c *game.MatchmakingConfiguration, in *wire.UpdateMat
 	}
 	if in.GameSessionQueueArns != nil {
 		c.QueueARNs = in.GameSessionQueueArns
+	} else if wire.Deref(in.FlexMatchMode) == game.FlexMatchStandalone {
+		c.QueueARNs = nil // switching to STANDALONE drops the queues
 	}
 	if in.GameProperties != nil {
 		c.Properties = propertiesIn(in.GameProperties)
