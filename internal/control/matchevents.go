@@ -95,11 +95,19 @@ func (s *Service) publishMatch(tx store.Tx, c *game.MatchmakingConfiguration, d 
 // publishEach publishes one event per ticket, as GameLift does for
 // searching, time-outs, cancellations and failures.
 func (s *Service) publishEach(tx store.Tx, c *game.MatchmakingConfiguration, typ string, m *game.Match, tickets []*game.MatchTicket) error {
+	var wait any = "NOT_AVAILABLE"
+	if typ == evSearching {
+		if secs, ok, err := estimatedWait(tx, c.Name); err != nil {
+			return err
+		} else if ok {
+			wait = secs // seconds despite the name, as GameLift sends it
+		}
+	}
 	for _, t := range tickets {
 		d := newMatchDetail(typ, c, m, []*game.MatchTicket{t})
 		switch typ {
 		case evSearching:
-			d.EstimatedWaitMillis = "NOT_AVAILABLE"
+			d.EstimatedWaitMillis = wait
 		case evTimedOut:
 			d.Reason, d.Message = "TimedOut", "Removed from matchmaking due to timing out."
 		case evCancelled:

@@ -346,3 +346,27 @@ func TestStartMatchmakingBadInput(t *testing.T) {
 		t.Errorf("deleting a rule set in use: %v", err)
 	}
 }
+
+func TestEstimatedWait(t *testing.T) {
+	h := newMMHarness(t, duelRules, wire.CreateMatchmakingConfigurationInput{})
+	for i := range 3 {
+		h.start(fmt.Sprint("a", i), player(fmt.Sprint("pa", i), 10))
+		h.start(fmt.Sprint("b", i), player(fmt.Sprint("pb", i), 10))
+	}
+	h.start("early", player("early", 10))
+	if w := h.ticket("early").EstimatedWaitTime; w != nil {
+		t.Errorf("estimate without samples: %d", *w)
+	}
+	*h.now = h.now.Add(3 * time.Second)
+	h.step() // six tickets complete after 3 s; "early" is left over or matched
+	h.start("late", player("late", 90))
+	if w := h.ticket("late").EstimatedWaitTime; w == nil || *w != 3 {
+		t.Fatalf("EstimatedWaitTime = %v, want 3", w)
+	}
+	h.step()
+	_, details := h.events()
+	last := details[len(details)-1]
+	if last["type"] != evSearching || last["estimatedWaitMillis"] != float64(3) {
+		t.Errorf("MatchmakingSearching %v", last)
+	}
+}

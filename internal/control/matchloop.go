@@ -92,10 +92,7 @@ func (s *Service) timeOutTickets(ctx context.Context, name string, now time.Time
 					if err != nil {
 						break
 					}
-					if err = x.setStatus(t, game.TicketTimedOut, "TIMED_OUT", "Removed from matchmaking due to timing out."); err == nil {
-						x.backfillEnded(t, "BACKFILL_TIMED_OUT")
-						err = s.publishEach(x.tx, c, evTimedOut, nil, []*game.MatchTicket{t})
-					}
+					err = x.timeOut(c, t)
 				}
 				return err
 			})
@@ -153,11 +150,12 @@ func (s *Service) startSearching(ctx context.Context, name string, now time.Time
 				if err != nil {
 					break
 				}
-				if err = x.setStatus(t, game.TicketSearching, "", ""); err == nil {
-					err = s.publishEach(x.tx, c, evSearching, nil, []*game.MatchTicket{t})
-				}
+				err = x.setStatus(t, game.TicketSearching, "", "")
 			}
-			return err
+			if err != nil {
+				return err
+			}
+			return s.publishEach(x.tx, c, evSearching, nil, list)
 		})
 		if err != nil || n < matchBatch {
 			return err
@@ -257,4 +255,28 @@ func (s *Service) forgetEndedTickets(ctx context.Context) error {
 			return err
 		}
 	}
+}
+
+// timeOut ends a ticket past its request timeout TIMED_OUT. A backfill
+// ticket's server hears BACKFILL_TIMED_OUT; an automatic one is followed
+// by the next automatic ticket while its session has free slots.
+func (x *mmTx) timeOut(c *game.MatchmakingConfiguration, t *game.MatchTicket) error {
+	if err := x.setStatus(t, game.TicketTimedOut, "TIMED_OUT", "Removed from matchmaking due to timing out."); err != nil {
+		return err
+	}
+	x.backfillEnded(t, "BACKFILL_TIMED_OUT")
+	if err := x.s.publishEach(x.tx, c, evTimedOut, nil, []*game.MatchTicket{t}); err != nil {
+		return err
+	}
+	if !t.AutoBackfill {
+		return nil
+	}
+	gs, err := x.tx.GetGameSession(t.GameSessionARN)
+	if game.IsKind(err, game.NotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return x.autoBackfill(c, gs)
 }

@@ -162,6 +162,7 @@ func (s *Service) DescribeMatchmaking(ctx context.Context, in *wire.DescribeMatc
 	}
 	out := &wire.DescribeMatchmakingOutput{TicketList: []wire.MatchmakingTicket{}}
 	err := s.view(ctx, func(tx store.Tx) error {
+		waits := map[string]*int32{}
 		for _, id := range in.TicketIds {
 			t, err := tx.GetTicket(id)
 			if game.IsKind(err, game.NotFound) {
@@ -170,7 +171,22 @@ func (s *Service) DescribeMatchmaking(ctx context.Context, in *wire.DescribeMatc
 			if err != nil {
 				return err
 			}
-			out.TicketList = append(out.TicketList, *s.ticketOut(t))
+			tk := s.ticketOut(t)
+			if t.Active() {
+				w, seen := waits[t.ConfigName]
+				if !seen {
+					secs, ok, err := estimatedWait(tx, t.ConfigName)
+					if err != nil {
+						return err
+					}
+					if ok {
+						w = wire.Int32(secs)
+					}
+					waits[t.ConfigName] = w
+				}
+				tk.EstimatedWaitTime = w
+			}
+			out.TicketList = append(out.TicketList, *tk)
 		}
 		return nil
 	})

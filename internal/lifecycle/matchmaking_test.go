@@ -260,6 +260,18 @@ func TestAutomaticBackfill(t *testing.T) {
 		if bf.Status != types.MatchmakingConfigurationStatusQueued || aws.ToString(bf.GameSessionConnectionInfo.GameSessionArn) != started.GameSessionID || len(bf.Players) != 2 {
 			t.Fatalf("automatic backfill ticket %+v", bf)
 		}
+		// A ticket that times out is followed by the next one.
+		h.advance(60 * time.Second)
+		if u := receive(t, "BACKFILL_TIMED_OUT", g.updated); u.UpdateReason != "BACKFILL_TIMED_OUT" || u.BackfillTicketID != auto {
+			t.Errorf("OnUpdateGameSession %+v", u)
+		}
+		if bf := h.matchTicket(auto); bf.Status != types.MatchmakingConfigurationStatusTimedOut {
+			t.Errorf("timed-out automatic ticket %s", bf.Status)
+		}
+		auto = aws.ToString(h.matchmakerData(started.GameSessionID).AutoBackfillTicket)
+		if bf := h.matchTicket(auto); bf.Status != types.MatchmakingConfigurationStatusSearching || !bf.StartTime.Equal(h.clock.Now()) {
+			t.Fatalf("replacement automatic ticket %+v", bf)
+		}
 		h.startTicket("t3", "p3", 11)
 		var u sdk.UpdateGameSession
 		waitFor(t, "the automatic backfill", func() bool {

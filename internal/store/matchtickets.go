@@ -40,6 +40,9 @@ type MatchmakerTx interface {
 	// CountActiveTickets counts a configuration's tickets still being
 	// processed.
 	CountActiveTickets(config string) (int, error)
+	// RecentWaits returns StartTime-to-EndTime of up to limit of the
+	// configuration's most recently COMPLETED tickets.
+	RecentWaits(config string, limit int) ([]time.Duration, error)
 	// ActiveTicketsOfPlayer lists the active tickets holding the player.
 	ActiveTicketsOfPlayer(playerID string) ([]*game.MatchTicket, error)
 

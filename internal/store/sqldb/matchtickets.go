@@ -273,3 +273,21 @@ func (t *Tx) DeleteEndedTickets(before time.Time, limit int) (int, error) {
 		store.Millis(before), limit)
 	return len(ids), err
 }
+
+func (t *Tx) RecentWaits(config string, limit int) ([]time.Duration, error) {
+	rows, err := t.query(`SELECT started, ended FROM matchmaking_tickets WHERE config = ? AND status = 'COMPLETED'
+		ORDER BY ended DESC LIMIT ?`, config, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []time.Duration
+	for rows.Next() {
+		var started, ended int64
+		if err := rows.Scan(&started, &ended); err != nil {
+			return nil, err
+		}
+		out = append(out, time.Duration(ended-started)*time.Millisecond)
+	}
+	return out, rows.Err()
+}
