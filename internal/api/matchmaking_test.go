@@ -36,6 +36,10 @@ func TestMatchmakingConfigurationsAndTickets(t *testing.T) {
 				aws.ToString(c.NotificationTarget) != "https://hooks.example.com/mm" {
 				t.Errorf("created %+v", c)
 			}
+			tags, err := gl.ListTagsForResource(ctx, &gamelift.ListTagsForResourceInput{ResourceARN: aws.String(arn)})
+			if err != nil || len(tags.Tags) != 1 || aws.ToString(tags.Tags[0].Key) != "k" {
+				t.Errorf("tags %+v %v", tags, err)
+			}
 			_, err = gl.CreateMatchmakingConfiguration(ctx, in)
 			wantAPIErr[*types.InvalidRequestException](t, "duplicate", err)
 			bad := *in

@@ -2,6 +2,7 @@ package control
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/anylift/anylift/internal/game"
@@ -48,15 +49,22 @@ func (x *mmTx) setStatus(t *game.MatchTicket, status, reason, msg string) error 
 	return x.tx.UpdateTicket(t)
 }
 
-// tickets loads (and locks) tickets by id.
+// tickets loads (and locks) tickets by id, answered in the order given.
+// Locks are taken in id order, so two nodes locking overlapping sets
+// cannot deadlock each other.
 func (x *mmTx) tickets(ids []string) ([]*game.MatchTicket, error) {
-	out := make([]*game.MatchTicket, 0, len(ids))
-	for _, id := range ids {
+	sorted := slices.Sorted(slices.Values(ids))
+	byID := make(map[string]*game.MatchTicket, len(ids))
+	for _, id := range sorted {
 		t, err := x.tx.GetTicket(id)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, t)
+		byID[id] = t
+	}
+	out := make([]*game.MatchTicket, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, byID[id])
 	}
 	return out, nil
 }
@@ -123,6 +131,7 @@ func (x *mmTx) endAcceptance(c *game.MatchmakingConfiguration, m *game.Match, ac
 			if err := x.setStatus(t, game.TicketCancelled, reason, msg); err != nil {
 				return err
 			}
+			x.backfillEnded(t, "BACKFILL_CANCELLED")
 			if err := x.s.publishEach(x.tx, c, evCancelled, m, []*game.MatchTicket{t}); err != nil {
 				return err
 			}
