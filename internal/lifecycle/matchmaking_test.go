@@ -336,3 +336,33 @@ func TestMatchPlacementRetriedUntilRequestTimeout(t *testing.T) {
 		}
 	})
 }
+
+func TestMatchFailsWhenItsQueueGoes(t *testing.T) {
+	eachBackend(t, func(t *testing.T, h *harness) {
+		q := h.queue(&gamelift.CreateGameSessionQueueInput{Name: aws.String("mm"), Destinations: dest(h.fleet)})
+		h.matchConfig(aws.ToString(q.GameSessionQueueArn), types.BackfillModeManual)
+		h.startTicket("t1", "p1", 10)
+		h.startTicket("t2", "p2", 12)
+		h.sweep()
+		if _, err := h.gl.DeleteGameSessionQueue(t.Context(), &gamelift.DeleteGameSessionQueueInput{Name: aws.String("mm")}); err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range []string{"t1", "t2"} {
+			if got := h.matchTicket(id); got.Status != types.MatchmakingConfigurationStatusFailed || aws.ToString(got.StatusReason) != "UNEXPECTED_ERROR" {
+				t.Errorf("ticket %s: %s", id, got.Status)
+			}
+		}
+		failed := 0
+		for _, n := range h.notifications() {
+			if n.Type == "MatchmakingFailed" {
+				if d := mmDetail(t, n); d["reason"] != "UNEXPECTED_ERROR" || d["message"] != "An unexpected error was encountered during match placing." || d["customEventData"] != "ced" {
+					t.Errorf("MatchmakingFailed %v", d)
+				}
+				failed++
+			}
+		}
+		if failed != 2 {
+			t.Errorf("%d MatchmakingFailed events, want one per ticket", failed)
+		}
+	})
+}
