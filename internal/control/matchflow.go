@@ -75,7 +75,7 @@ func (x *mmTx) rules(c *game.MatchmakingConfiguration) (*ruleset.RuleSet, error)
 	if err != nil {
 		return nil, err
 	}
-	return parseRuleSet(rec.Body)
+	return rulesOf(rec.Body)
 }
 
 // cancelTicket cancels an active ticket: one awaiting acceptance drops its

@@ -68,7 +68,7 @@ func (s *Service) configAndRules(tx store.Tx, ref string) (*game.MatchmakingConf
 	if err != nil {
 		return nil, nil, err
 	}
-	rs, err := parseRuleSet(rec.Body)
+	rs, err := rulesOf(rec.Body)
 	return c, rs, err
 }
 
