@@ -370,3 +370,31 @@ func TestEstimatedWait(t *testing.T) {
 		t.Errorf("MatchmakingSearching %v", last)
 	}
 }
+
+func TestStopDuringAcceptance(t *testing.T) {
+	h := newMMHarness(t, duelRules, acceptanceConfig())
+	h.start("t1", player("p1", 10))
+	h.start("t2", player("p2", 12))
+	h.step()
+	if _, err := h.s.StopMatchmaking(context.Background(), &wire.StopMatchmakingInput{TicketId: wire.String("t1")}); err != nil {
+		t.Fatal(err)
+	}
+	h.wantStatus(game.TicketCancelled, "t1")
+	h.wantStatus(game.TicketSearching, "t2")
+	if r := *h.ticket("t1").StatusReason; r != "CANCELLED" {
+		t.Errorf("reason %s", r)
+	}
+	names, _ := h.events()
+	want := []string{evSearching, evSearching, evPotentialMatch, evAcceptCompleted + ":Rejected", evCancelled, evSearching}
+	if fmt.Sprint(names) != fmt.Sprint(want) {
+		t.Fatalf("events %v, want %v", names, want)
+	}
+	// A player starting over while its old ticket awaits acceptance
+	// drops that proposal too.
+	h.start("t3", player("p3", 11))
+	h.step()
+	h.wantStatus(game.TicketRequiresAcceptance, "t2", "t3")
+	h.start("t2b", player("p2", 12))
+	h.wantStatus(game.TicketCancelled, "t2")
+	h.wantStatus(game.TicketSearching, "t3")
+}
