@@ -76,9 +76,11 @@ func (s *Service) stepConfig(ctx context.Context, name string) error {
 }
 
 // timeOutTickets ends QUEUED and SEARCHING tickets past their request
-// timeout TIMED_OUT; a backfill ticket's server hears BACKFILL_TIMED_OUT.
+// timeout TIMED_OUT (a backfill ticket's server hears BACKFILL_TIMED_OUT),
+// and cancels the placement of a PLACING ticket past it while no game
+// session was created (its tickets then time out).
 func (s *Service) timeOutTickets(ctx context.Context, name string, now time.Time) error {
-	for _, status := range []string{game.TicketQueued, game.TicketSearching} {
+	for _, status := range []string{game.TicketQueued, game.TicketSearching, game.TicketPlacing} {
 		for {
 			n := 0
 			err := s.mmUpdate(ctx, func(x *mmTx) error {
@@ -92,15 +94,19 @@ func (s *Service) timeOutTickets(ctx context.Context, name string, now time.Time
 					if err != nil {
 						break
 					}
-					err = x.timeOut(c, t)
+					if status == game.TicketPlacing {
+						err = x.timeOutPlacing(t)
+					} else {
+						err = x.timeOut(c, t)
+					}
 				}
 				return err
 			})
 			if err != nil {
 				return err
 			}
-			if n < matchBatch {
-				break
+			if n < matchBatch || status == game.TicketPlacing {
+				break // PLACING tickets whose session is starting stay listed: one pass
 			}
 		}
 	}
@@ -279,4 +285,27 @@ func (x *mmTx) timeOut(c *game.MatchmakingConfiguration, t *game.MatchTicket) er
 		return err
 	}
 	return x.autoBackfill(c, gs)
+}
+
+// timeOutPlacing cancels the pending placement of PLACING ticket t's
+// match when it has no game session yet; the placement's end times the
+// match's tickets out. A ticket whose session is being created waits for
+// it.
+func (x *mmTx) timeOutPlacing(t *game.MatchTicket) error {
+	m, err := x.tx.GetMatch(t.MatchID)
+	if err != nil || m.Status != game.MatchPlacing {
+		return err
+	}
+	p, err := x.tx.GetPlacement(m.PlacementID())
+	if game.IsKind(err, game.NotFound) {
+		return nil
+	}
+	if err != nil || p.Status != game.PlacementPending || p.GameSessionID != "" {
+		return err
+	}
+	q, err := x.s.placementQueue(x.tx, p)
+	if err != nil {
+		return err
+	}
+	return x.s.endPlacement(x.tx, q, p, game.PlacementCancelled)
 }

@@ -77,6 +77,11 @@ func (s *Service) matchPlacementEnded(tx store.Tx, p *game.Placement) error {
 		s.wakePlacer()
 		return x.placementTimedOut(c, m, ts)
 	case game.PlacementFulfilled:
+	case game.PlacementCancelled:
+		if x.pastDeadline(ts) {
+			return x.fail(c, m, ts, game.TicketTimedOut)
+		}
+		return x.fail(c, m, ts, game.TicketFailed)
 	default:
 		return x.fail(c, m, ts, game.TicketFailed)
 	}
@@ -103,14 +108,22 @@ func (s *Service) matchPlacementEnded(tx store.Tx, p *game.Placement) error {
 // its request timeout (spec §6.5); past the earliest one its tickets end
 // TIMED_OUT.
 func (x *mmTx) placementTimedOut(c *game.MatchmakingConfiguration, m *game.Match, ts []*game.MatchTicket) error {
-	for _, t := range ts {
-		if !x.now.Before(t.Deadline) {
-			return x.fail(c, m, ts, game.TicketTimedOut)
-		}
+	if x.pastDeadline(ts) {
+		return x.fail(c, m, ts, game.TicketTimedOut)
 	}
 	rs, err := x.rules(c)
 	if err != nil {
 		return err
 	}
 	return x.startPlacement(c, rs, m, ts)
+}
+
+// pastDeadline reports whether any of ts is past its request timeout.
+func (x *mmTx) pastDeadline(ts []*game.MatchTicket) bool {
+	for _, t := range ts {
+		if !x.now.Before(t.Deadline) {
+			return true
+		}
+	}
+	return false
 }

@@ -316,7 +316,7 @@ func TestMatchPlacementRetriedUntilRequestTimeout(t *testing.T) {
 		if got := h.matchTicket("t1"); got.Status != types.MatchmakingConfigurationStatusPlacing {
 			t.Fatalf("after two placement time-outs: %s", got.Status)
 		}
-		h.advance(25 * time.Second) // past the 60 s request timeout
+		h.advance(10 * time.Second) // past the 60 s request timeout: the third placement is cancelled
 		for _, id := range []string{"t1", "t2"} {
 			if got := h.matchTicket(id); got.Status != types.MatchmakingConfigurationStatusTimedOut || aws.ToString(got.StatusReason) != "TIMED_OUT" {
 				t.Errorf("ticket %s: %s", id, got.Status)
