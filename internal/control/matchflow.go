@@ -78,6 +78,22 @@ func (x *mmTx) rules(c *game.MatchmakingConfiguration) (*ruleset.RuleSet, error)
 	return rulesOf(rec.Body)
 }
 
+// matchRules loads the rule set match m was proposed under (a later
+// configuration update does not change a proposed match).
+func (x *mmTx) matchRules(c *game.MatchmakingConfiguration, m *game.Match) (*ruleset.RuleSet, error) {
+	if m.RuleSetName == "" || m.RuleSetName == c.RuleSetName {
+		return x.rules(c)
+	}
+	rec, err := x.tx.GetRuleSet(m.RuleSetName)
+	if game.IsKind(err, game.NotFound) {
+		return x.rules(c) // deleted since: the configuration's own
+	}
+	if err != nil {
+		return nil, err
+	}
+	return rulesOf(rec.Body)
+}
+
 // cancelTicket cancels an active ticket: one awaiting acceptance drops its
 // proposed match (the others return to the pool); a backfill ticket tells
 // its game server BACKFILL_CANCELLED.

@@ -111,7 +111,7 @@ func (x *mmTx) placementTimedOut(c *game.MatchmakingConfiguration, m *game.Match
 	if x.pastDeadline(ts) {
 		return x.fail(c, m, ts, game.TicketTimedOut)
 	}
-	rs, err := x.rules(c)
+	rs, err := x.matchRules(c, m)
 	if err != nil {
 		return err
 	}

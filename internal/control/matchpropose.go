@@ -85,7 +85,7 @@ func (x *mmTx) answer(t *game.MatchTicket, players []string, accept bool) error 
 	if err := x.s.publishMatch(x.tx, c, d); err != nil {
 		return err
 	}
-	rs, err := x.rules(c)
+	rs, err := x.matchRules(c, m)
 	if err != nil {
 		return err
 	}
@@ -105,7 +105,7 @@ func (x *mmTx) propose(c *game.MatchmakingConfiguration, rs *ruleset.RuleSet, fm
 	if err != nil {
 		return false, err
 	}
-	m := &game.Match{ID: game.NewUUID(), ConfigName: c.Name, Status: game.MatchPlacing, TicketIDs: ids, Locations: fm.Locations,
+	m := &game.Match{ID: game.NewUUID(), ConfigName: c.Name, Status: game.MatchPlacing, TicketIDs: ids, Locations: fm.Locations, RuleSetName: c.RuleSetName,
 		AcceptanceRequired: c.AcceptanceRequired, AcceptanceTimeoutSeconds: c.AcceptanceTimeoutSeconds, CreationTime: x.now}
 	for i, t := range ts {
 		if t.Status != game.TicketSearching {

@@ -114,10 +114,11 @@ type Match struct {
 	Locations []string `json:",omitempty"`
 	// GameSessionARN is the session a backfill match fills.
 	GameSessionARN string `json:",omitempty"`
-	// AcceptanceRequired and AcceptanceTimeoutSeconds are the settings
-	// the match was proposed with.
-	AcceptanceRequired       bool `json:",omitempty"`
-	AcceptanceTimeoutSeconds int  `json:",omitempty"`
+	// RuleSetName, AcceptanceRequired and AcceptanceTimeoutSeconds are
+	// the settings the match was proposed with.
+	RuleSetName              string `json:",omitempty"`
+	AcceptanceRequired       bool   `json:",omitempty"`
+	AcceptanceTimeoutSeconds int    `json:",omitempty"`
 	CreationTime             time.Time
 	// Placements counts the placements started for the match; a timed-out
 	// placement is retried under a new id while the tickets have time.
