@@ -51,3 +51,12 @@ func attributeValues(in map[string]wire.AttributeValue) (map[string]ruleset.Valu
 	}
 	return out, nil
 }
+
+// wireAttributes converts stored attributes back to the wire's shape.
+func wireAttributes(in map[string]game.AttributeValue) map[string]wire.AttributeValue {
+	out := make(map[string]wire.AttributeValue, len(in))
+	for k, a := range in {
+		out[k] = wire.AttributeValue{S: a.S, N: a.N, SL: a.SL, SDM: a.SDM}
+	}
+	return out
+}

@@ -139,9 +139,15 @@ func (s *Service) DeleteMatchmakingRuleSet(ctx context.Context, in *wire.DeleteM
 }
 
 // ruleSetInUse answers InvalidRequest when a matchmaking configuration uses
-// the rule set. Configurations are not stored yet; when they are, this is
-// where a lookup by rule set name refuses the delete.
+// the rule set.
 func ruleSetInUse(tx store.Tx, name string) error {
+	list, _, err := tx.ListMatchConfigs(name, store.Page{Limit: 1})
+	if err != nil {
+		return err
+	}
+	if len(list) > 0 {
+		return game.Errorf(game.InvalidRequest, "matchmaking rule set %s is used by matchmaking configuration %s", name, list[0].Name)
+	}
 	return nil
 }
 

@@ -67,6 +67,8 @@ func (s *Service) endPlacement(tx store.Tx, q *game.Queue, p *game.Placement, st
 		}
 		detail = d
 	}
-	_, err := s.publish(tx, DetailQueuePlacement, typ, q.ARN, q.NotificationTarget, detail)
-	return err
+	if _, err := s.publish(tx, DetailQueuePlacement, typ, q.ARN, q.NotificationTarget, detail); err != nil {
+		return err
+	}
+	return s.matchPlacementEnded(tx, p)
 }

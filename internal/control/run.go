@@ -49,5 +49,6 @@ func (s *Service) sweeps() []func(context.Context) error {
 		s.sweepAuthTokens,
 		s.expireReservations,
 		s.sweepPlacements,
+		s.StepMatchmaking,
 	}
 }

@@ -100,6 +100,8 @@ type Service struct {
 	placerWake chan struct{}
 	// node is this node's heartbeat and draining state (nodes.go).
 	node nodeState
+	// mmOwner names this node in matchmaker leases (matchloop.go).
+	mmOwner string
 }
 
 // New returns a Service over st. now is the clock (time.Now when nil).
@@ -111,7 +113,7 @@ func New(st store.Store, cfg Config, now func() time.Time, log *slog.Logger) *Se
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	svc := &Service{store: st, cfg: cfg, now: now, log: log, placerWake: make(chan struct{}, 1)}
+	svc := &Service{store: st, cfg: cfg, now: now, log: log, placerWake: make(chan struct{}, 1), mmOwner: game.NewUUID()}
 	svc.node.started = svc.clock()
 	return svc
 }

@@ -7,9 +7,10 @@ import "github.com/anylift/anylift/internal/store"
 // adds its resource type here.
 func (s *Service) tagCheckers() map[string]func(tx store.Tx, id string) error {
 	return map[string]func(tx store.Tx, id string) error{
-		"fleet":              func(tx store.Tx, id string) error { _, err := tx.GetFleet(id); return err },
-		"alias":              func(tx store.Tx, id string) error { _, err := tx.GetAlias(id); return err },
-		"gamesessionqueue":   func(tx store.Tx, id string) error { _, err := tx.GetQueue(id); return err },
-		"matchmakingruleset": func(tx store.Tx, id string) error { _, err := tx.GetRuleSet(id); return err },
+		"fleet":                    func(tx store.Tx, id string) error { _, err := tx.GetFleet(id); return err },
+		"alias":                    func(tx store.Tx, id string) error { _, err := tx.GetAlias(id); return err },
+		"gamesessionqueue":         func(tx store.Tx, id string) error { _, err := tx.GetQueue(id); return err },
+		"matchmakingruleset":       func(tx store.Tx, id string) error { _, err := tx.GetRuleSet(id); return err },
+		"matchmakingconfiguration": func(tx store.Tx, id string) error { _, err := tx.GetMatchConfig(id); return err },
 	}
 }

@@ -88,14 +88,12 @@ func (b *processes) DescribePlayerSessions(ctx context.Context, p sdkserver.Proc
 	return b.svc.ProcessDescribePlayerSessions(ctx, ref(p), r)
 }
 
-// StartMatchBackfill and StopMatchBackfill need FlexMatch, which Anylift
-// does not serve yet.
 func (b *processes) StartMatchBackfill(ctx context.Context, p sdkserver.Process, r *sdkwire.StartMatchBackfill) (*sdkwire.StartMatchBackfillResult, error) {
-	return nil, game.Errorf(game.InvalidRequest, "matchmaking backfill is not available: no matchmaking configuration %s", r.MatchmakingConfigurationArn)
+	return b.svc.ProcessStartMatchBackfill(ctx, ref(p), r)
 }
 
 func (b *processes) StopMatchBackfill(ctx context.Context, p sdkserver.Process, r *sdkwire.StopMatchBackfill) error {
-	return game.Errorf(game.InvalidRequest, "matchmaking backfill is not available: no ticket %s", r.TicketId)
+	return b.svc.ProcessStopMatchBackfill(ctx, ref(p), r)
 }
 
 func (b *processes) GetComputeCertificate(ctx context.Context, p sdkserver.Process) (*sdkwire.GetComputeCertificateResult, error) {

@@ -48,6 +48,7 @@ type Tx interface {
 	MatchmakingTx
 	QueueMetricsTx
 	NodeTx
+	MatchmakerTx
 }
 
 // Page asks for one page of a list: at most Limit items after the opaque

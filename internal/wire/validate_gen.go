@@ -30,7 +30,7 @@ var patterns = [...]*regexp.Regexp{
 	regexp.MustCompile("^(?:^custom-[A-Za-z0-9\\-]+)$"),
 	regexp.MustCompile("^(?:[a-zA-Z0-9:/-]+)$"),
 	regexp.MustCompile("^(?:[a-zA-Z0-9-\\.]*|^arn:.*:matchmakingruleset\\/[a-zA-Z0-9-\\.]*)$"),
-	regexp.MustCompile("^(?:[a-zA-Z0-9:_/-]*(.fifo)?)$"),
+	regexp.MustCompile("^(?:[a-zA-Z0-9:_/-]*(.fifo)?|https?://[^\\s]+)$"),
 	regexp.MustCompile("^(?:^[0-9]+\\.(?:x|[0-9]+)$)$"),
 	regexp.MustCompile("^(?:^[a-z]*fleet-[a-zA-Z0-9\\-]+)$"),
 	regexp.MustCompile("^(?:[a-zA-Z0-9-]+|^arn:.*:gamesessionqueue\\/[a-zA-Z0-9-]+)$"),

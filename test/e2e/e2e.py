@@ -464,10 +464,53 @@ def matchmaking_rule_sets(gl, c):
         gl, "NotFoundException", gl.describe_matchmaking_rule_sets, Names=["e2e-duel"]))
 
 
+def matchmaking(gl, c):
+    """A STANDALONE configuration matches two players; the server's own
+    matchmaker loop does the matching."""
+    c.run("CreateMatchmakingRuleSet for matchmaking", lambda: gl.create_matchmaking_rule_set(
+        Name="e2e-mm", RuleSetBody=E2E_RULES))
+    cfg = c.run("CreateMatchmakingConfiguration STANDALONE", lambda: gl.create_matchmaking_configuration(
+        Name="e2e-mm", RuleSetName="e2e-mm", RequestTimeoutSeconds=60, AcceptanceRequired=False,
+        FlexMatchMode="STANDALONE", NotificationTarget="http://127.0.0.1:9/e2e-mm")["Configuration"])
+    if not cfg:
+        return
+    c.run("... its ARN and defaults", lambda: expect(
+        cfg["ConfigurationArn"].endswith(":matchmakingconfiguration/e2e-mm") and cfg["BackfillMode"] == "MANUAL", cfg))
+    c.run("CreateMatchmakingConfiguration STANDALONE with a queue -> InvalidRequestException", lambda: raises(
+        gl, "InvalidRequestException", gl.create_matchmaking_configuration, Name="e2e-bad", RuleSetName="e2e-mm",
+        RequestTimeoutSeconds=60, AcceptanceRequired=False, FlexMatchMode="STANDALONE",
+        GameSessionQueueArns=["arn:aws:gamelift:us-west-2:123456789012:gamesessionqueue/x"]))
+    for i, player in enumerate(["e2e-alice", "e2e-bob"]):
+        c.run(f"StartMatchmaking {player}", lambda: expect(gl.start_matchmaking(
+            TicketId=f"e2e-ticket-{i}", ConfigurationName="e2e-mm",
+            Players=[{"PlayerId": player, "PlayerAttributes": {"skill": {"N": 20 + i}}}])["MatchmakingTicket"]["Status"] == "QUEUED", "QUEUED"))
+
+    def completed():
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            tickets = gl.describe_matchmaking(TicketIds=["e2e-ticket-0", "e2e-ticket-1", "e2e-unknown"])["TicketList"]
+            if all(t["Status"] == "COMPLETED" for t in tickets):
+                return tickets
+            time.sleep(0.2)
+        raise AssertionError("not COMPLETED after 20 s")
+    tickets = c.run("DescribeMatchmaking until COMPLETED", completed)
+    if tickets:
+        c.run("... both players on opposite teams, no connection info", lambda: expect(
+            len(tickets) == 2 and {t["Players"][0]["Team"] for t in tickets} == {"red", "blue"} and
+            all("GameSessionConnectionInfo" not in t for t in tickets), tickets))
+    c.run("StopMatchmaking of a completed ticket -> InvalidRequestException", lambda: raises(
+        gl, "InvalidRequestException", gl.stop_matchmaking, TicketId="e2e-ticket-0"))
+    c.run("AcceptMatch of an unknown ticket -> NotFoundException", lambda: raises(
+        gl, "NotFoundException", gl.accept_match, TicketId="e2e-unknown", PlayerIds=["x"], AcceptanceType="ACCEPT"))
+    c.run("DeleteMatchmakingConfiguration", lambda: gl.delete_matchmaking_configuration(Name="e2e-mm"))
+    c.run("DeleteMatchmakingRuleSet after its configuration", lambda: gl.delete_matchmaking_rule_set(Name="e2e-mm"))
+
+
 def main_phase(gl, endpoint, c, state):
     auth(endpoint, c)
     errors(gl, c)
     matchmaking_rule_sets(gl, c)
+    matchmaking(gl, c)
     if state.get("location_arn"):
         tags(gl, c, state)
     if not state.get("fleet_id"):

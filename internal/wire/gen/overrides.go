@@ -9,6 +9,9 @@ var patternOverrides = map[string]string{
 	// also delivers events to webhooks, so an http(s) URL is accepted too.
 	// The SNS alternative is the model's own pattern, unchanged.
 	"QueueSnsArnStringModel": `[a-zA-Z0-9:_-]*(\.fifo)?|https?://[^\s]+`,
+	// A matchmaking configuration's NotificationTarget likewise: the SNS
+	// pattern as published, or an http(s) webhook URL.
+	"SnsArnStringModel": `[a-zA-Z0-9:_/-]*(.fifo)?|https?://[^\s]+`,
 }
 
 // applyOverrides rewrites the patterns of m's shapes named in
