@@ -3,8 +3,10 @@ package cluster
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -162,4 +164,64 @@ func FuzzHandler(f *testing.F) {
 			t.Errorf("status %d for %q", rec.Code, body)
 		}
 	})
+}
+
+// stuckNode accepts connections and never answers.
+func stuckNode(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conns []net.Conn
+	var mu sync.Mutex
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		<-done
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return "http://" + ln.Addr().String()
+}
+
+// A node that accepts the connection and never answers holds a push for
+// the client's timeout at most; the pushes that follow within that time
+// are not tried at all, so a caller pushing to many of its processes is
+// not held once per process. After the timeout it is tried again.
+func TestStuckNodeHoldsAPushForTheTimeoutOnly(t *testing.T) {
+	base := stuckNode(t)
+	now := time.UnixMilli(1767225600000)
+	c := newClient(secret, func() time.Time { return now }, 100*time.Millisecond)
+	ctx := context.Background()
+	ok, err := c.Push(ctx, base, here, &sdkwire.CreateGameSession{GameSessionId: "gs-1"})
+	if ok || err == nil || errors.Is(err, ErrPeerDown) {
+		t.Fatalf("first push to a stuck node: %v %v, want a timeout", ok, err)
+	}
+	for range 100 {
+		if ok, err := c.Push(ctx, base, here, &sdkwire.CreateGameSession{GameSessionId: "gs-2"}); ok || !errors.Is(err, ErrPeerDown) {
+			t.Fatalf("push right after: %v %v, want ErrPeerDown", ok, err)
+		}
+	}
+	// Another node is not affected.
+	srv, local := receiver(t, func() time.Time { return now })
+	if ok, err := c.Push(ctx, srv.URL, here, &sdkwire.CreateGameSession{GameSessionId: "gs-3"}); !ok || err != nil || len(local.pushes) != 1 {
+		t.Fatalf("push to a live node: %v %v", ok, err)
+	}
+	now = now.Add(100 * time.Millisecond)
+	if _, err := c.Disconnect(ctx, base, here, "x"); err == nil || errors.Is(err, ErrPeerDown) {
+		t.Fatalf("after the timeout the stuck node is tried again: %v", err)
+	}
 }

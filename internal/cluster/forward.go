@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/anylift/anylift/internal/control"
@@ -100,19 +102,60 @@ func answer(w http.ResponseWriter, delivered bool) {
 	json.NewEncoder(w).Encode(reply{Delivered: delivered})
 }
 
+// Timeout bounds one forwarded request, connection included: a push
+// from an API call never waits longer than this on a dead or stuck node.
+const Timeout = 3 * time.Second
+
+// ErrPeerDown is returned, without trying, for a node that failed to
+// answer within Timeout less than Timeout ago: a loop pushing to many
+// processes of one stuck node waits on it once, not once per process.
+// What is not delivered is sent again when the process reconnects.
+var ErrPeerDown = errors.New("node did not answer moments ago; not tried")
+
 // Client forwards to other nodes.
 type Client struct {
-	secret []byte
-	http   *http.Client
-	now    func() time.Time
+	secret  []byte
+	http    *http.Client
+	now     func() time.Time
+	timeout time.Duration
+
+	mu   sync.Mutex
+	down map[string]time.Time // base URL → until when it is skipped
 }
 
 // NewClient returns a Client signing with secret; now is time.Now when nil.
 func NewClient(secret []byte, now func() time.Time) *Client {
+	return newClient(secret, now, Timeout)
+}
+
+func newClient(secret []byte, now func() time.Time, timeout time.Duration) *Client {
 	if now == nil {
 		now = time.Now
 	}
-	return &Client{secret: secret, now: now, http: &http.Client{Timeout: 3 * time.Second}}
+	return &Client{secret: secret, now: now, timeout: timeout, http: &http.Client{Timeout: timeout}, down: map[string]time.Time{}}
+}
+
+// skip reports whether base failed moments ago.
+func (c *Client) skip(base string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	until, ok := c.down[base]
+	if ok && !c.now().Before(until) {
+		delete(c.down, base)
+		return false
+	}
+	return ok
+}
+
+// mark records whether base answered.
+func (c *Client) mark(base string, answered bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if answered {
+		delete(c.down, base)
+	} else {
+		c.down[base] = c.now().Add(c.timeout)
+	}
 }
 
 // Push forwards msg for process p to the node at base (http://host:port)
@@ -122,19 +165,23 @@ func (c *Client) Push(ctx context.Context, base string, p control.ProcessRef, ms
 	if err != nil {
 		return false, err
 	}
-	return c.send(ctx, base+PushPath, message{FleetID: p.FleetID, ComputeName: p.ComputeName, PID: p.PID, Frame: frame})
+	return c.send(ctx, base, PushPath, message{FleetID: p.FleetID, ComputeName: p.ComputeName, PID: p.PID, Frame: frame})
 }
 
 // Disconnect asks the node at base to close p's connections for good.
 func (c *Client) Disconnect(ctx context.Context, base string, p control.ProcessRef, reason string) (bool, error) {
-	return c.send(ctx, base+DisconnectPath, message{FleetID: p.FleetID, ComputeName: p.ComputeName, PID: p.PID, Reason: reason})
+	return c.send(ctx, base, DisconnectPath, message{FleetID: p.FleetID, ComputeName: p.ComputeName, PID: p.PID, Reason: reason})
 }
 
-func (c *Client) send(ctx context.Context, url string, m message) (bool, error) {
+func (c *Client) send(ctx context.Context, base, path string, m message) (bool, error) {
+	if c.skip(base) {
+		return false, ErrPeerDown
+	}
 	body, err := json.Marshal(m)
 	if err != nil {
 		return false, err
 	}
+	url := base + path
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return false, err
@@ -142,6 +189,7 @@ func (c *Client) send(ctx context.Context, url string, m message) (bool, error) 
 	req.Header.Set("Content-Type", "application/json")
 	sign(req, c.secret, c.now(), body)
 	resp, err := c.http.Do(req)
+	c.mark(base, err == nil || errors.Is(ctx.Err(), context.Canceled)) // a caller that gave up blames no one
 	if err != nil {
 		return false, err
 	}

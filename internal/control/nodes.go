@@ -119,7 +119,10 @@ func (s *Service) ProcessHolder(ctx context.Context, p ProcessRef) (*store.Node,
 
 // sweepOrphans marks disconnected the processes whose holding node is
 // dead, as if their connections had dropped now: they reconnect to a live
-// node, or are lost after ProcessLostGrace.
+// node, or are lost after ProcessLostGrace. The holder record stays: a
+// node that was only slow (its heartbeat stalled past NodeTTL) finds its
+// processes in it again and reclaims them (reclaimStranded), and the
+// lost-process timer spares a process whose holder is alive again.
 func (s *Service) sweepOrphans(ctx context.Context) error {
 	var orphans []store.ProcessKey
 	if err := s.view(ctx, func(tx store.Tx) error {
@@ -133,25 +136,118 @@ func (s *Service) sweepOrphans(ctx context.Context) error {
 	for _, k := range orphans {
 		ref := ProcessRef{k.FleetID, k.ComputeName, k.PID}
 		err := s.updateProcess(ctx, ref, func(tx store.Tx, p *game.Process) error {
-			id, err := tx.ProcessHolder(k) // re-read under the process's lock
-			if err != nil || id == "" || !p.Connected {
-				return err
+			if !p.Connected {
+				return nil
 			}
-			if n, err := tx.GetNode(id, s.cfg.NodeTTL); err == nil && n.Alive {
-				return nil // it came back, or the process reconnected to a live node
-			} else if err != nil && !game.IsKind(err, game.NotFound) {
-				return err
+			id, live, err := s.holderAlive(tx, k) // re-read under the process's lock
+			if err != nil || id == "" || live {
+				return err // it came back, or the process reconnected to a live node
 			}
 			s.log.Info("server process's node is gone", "process", k.PID, "node", id)
 			p.Connected, p.DisconnectedAt = false, now
-			_, err = tx.ReleaseProcess(k, id)
-			return err
+			return nil
 		})
 		if err != nil && !game.IsKind(err, game.InvalidRequest) && !game.IsKind(err, game.NotFound) {
 			return err
 		}
 	}
 	return nil
+}
+
+// holderAlive returns the node recorded as holding k's connection ("" for
+// none) and whether that node is alive by the database's clock.
+func (s *Service) holderAlive(tx store.Tx, k store.ProcessKey) (string, bool, error) {
+	id, err := tx.ProcessHolder(k)
+	if err != nil || id == "" {
+		return id, false, err
+	}
+	n, err := tx.GetNode(id, s.cfg.NodeTTL)
+	if game.IsKind(err, game.NotFound) {
+		return id, false, nil
+	}
+	return id, err == nil && n.Alive, err
+}
+
+// ConnectionHolder is implemented by a Pusher that can tell whether a
+// process's connection is open on this node.
+type ConnectionHolder interface {
+	Holds(p ProcessRef) bool
+}
+
+func (s *Service) holds(ref ProcessRef) bool {
+	h, ok := s.pusher.(ConnectionHolder)
+	return ok && h.Holds(ref)
+}
+
+// reclaimStranded runs after each heartbeat. A process this node holds
+// whose record says disconnected was taken for orphaned by another node
+// while this node's heartbeat stalled (a long pause, a slow database): if
+// its connection is still open here it is marked connected again and sent
+// what it may have missed meanwhile; if not, the holder record is
+// released and the process stays disconnected (lost after the grace).
+func (s *Service) reclaimStranded(ctx context.Context) error {
+	var stranded []store.ProcessKey
+	if err := s.view(ctx, func(tx store.Tx) error {
+		var err error
+		stranded, err = tx.StrandedProcesses(s.cfg.NodeID, processBatch)
+		return err
+	}); err != nil || len(stranded) == 0 {
+		return err
+	}
+	now := s.clock()
+	for _, k := range stranded {
+		ref := ProcessRef{k.FleetID, k.ComputeName, k.PID}
+		back := false
+		err := s.updateProcess(ctx, ref, func(tx store.Tx, p *game.Process) error {
+			id, err := tx.ProcessHolder(k) // re-read under the process's lock
+			if err != nil || id != s.cfg.NodeID || p.Connected {
+				return err
+			}
+			// Asked under the lock: a connection that closes after this
+			// answer records its disconnection after this transaction.
+			if back = s.holds(ref); back {
+				s.log.Info("server process taken for orphaned is still connected here", "process", k.PID)
+				p.Connected, p.DisconnectedAt = true, time.Time{}
+				return nil
+			}
+			if p.DisconnectedAt.IsZero() {
+				p.DisconnectedAt = now
+			}
+			_, err = tx.ReleaseProcess(k, s.cfg.NodeID)
+			return err
+		})
+		if err != nil && !game.IsKind(err, game.InvalidRequest) && !game.IsKind(err, game.NotFound) {
+			return err
+		}
+		if err == nil && back {
+			if err := s.ProcessResumed(ctx, ref); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// pruneHoldings deletes the holder records of ended processes whose node
+// is dead or gone: nothing else would (a live holder releases its record
+// when the connection closes).
+func (s *Service) pruneHoldings(ctx context.Context) error {
+	var ended []store.Holding
+	if err := s.view(ctx, func(tx store.Tx) error {
+		var err error
+		ended, err = tx.EndedHoldings(s.cfg.NodeTTL, processBatch)
+		return err
+	}); err != nil || len(ended) == 0 {
+		return err
+	}
+	return s.update(ctx, func(tx store.Tx) error {
+		for _, h := range ended {
+			if _, err := tx.ReleaseProcess(h.Process, h.NodeID); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // ProcessResumed runs after a process's connection is up (a first

@@ -351,7 +351,10 @@ func (s *Service) ProcessDisconnected(ctx context.Context, ref ProcessRef) error
 	})
 	if game.IsKind(err, game.InvalidRequest) {
 		s.forget(ref) // ended already: nothing will come back
-		return nil
+		return s.update(ctx, func(tx store.Tx) error {
+			_, err := tx.ReleaseProcess(keyOf(ref), s.cfg.NodeID)
+			return err
+		})
 	}
 	if game.IsKind(err, game.NotFound) {
 		return nil // never recorded

@@ -45,6 +45,11 @@ func (s *Service) sweepProcess(ctx context.Context, ref ProcessRef, now time.Tim
 	err := s.updateProcess(ctx, ref, func(tx store.Tx, p *game.Process) error {
 		switch {
 		case !p.Connected && !p.DisconnectedAt.IsZero() && !p.DisconnectedAt.After(now.Add(-s.cfg.ProcessLostGrace)):
+			// A process whose holder is alive (again) is not lost: its
+			// node was only slow, and reclaims it at its next heartbeat.
+			if _, live, err := s.holderAlive(tx, keyOf(ref)); err != nil || live {
+				return err
+			}
 			lost = p
 			return s.endProcess(tx, p, game.SessionTerminated, game.ReasonInterrupted, "SERVER_PROCESS_CRASHED",
 				"Server process "+p.PID+" on compute "+p.ComputeName+" lost its connection and did not come back.")

@@ -43,6 +43,7 @@ func (s *Service) Sweep(ctx context.Context) {
 func (s *Service) sweeps() []func(context.Context) error {
 	return []func(context.Context) error{
 		s.BeatNode,
+		s.reclaimStranded,
 		s.sweepOrphans,
 		s.sweepProcesses,
 		s.sweepActivations,
@@ -50,5 +51,6 @@ func (s *Service) sweeps() []func(context.Context) error {
 		s.expireReservations,
 		s.sweepPlacements,
 		s.StepMatchmaking,
+		s.pruneHoldings,
 	}
 }

@@ -84,14 +84,16 @@ func (b *processes) forward(r control.ProcessRef, send func(ctx context.Context,
 	if b.fwd == nil {
 		return false
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), cluster.Timeout)
 	defer cancel()
 	n, err := b.svc.ProcessHolder(ctx, r)
 	if err != nil || n == nil || n.Address == "" {
 		return false
 	}
 	ok, err := send(ctx, n.Address)
-	if err != nil {
+	if errors.Is(err, cluster.ErrPeerDown) {
+		b.log.Debug("not forwarding to a node that did not answer moments ago", "node", n.ID, "process", r.PID)
+	} else if err != nil {
 		b.log.Warn("forwarding to a node failed", "node", n.ID, "process", r.PID, "err", err)
 	}
 	return ok

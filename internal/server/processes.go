@@ -22,9 +22,10 @@ type processes struct {
 }
 
 var (
-	_ sdkserver.Authenticator = (*processes)(nil)
-	_ sdkserver.Backend       = (*processes)(nil)
-	_ control.Pusher          = (*processes)(nil)
+	_ sdkserver.Authenticator  = (*processes)(nil)
+	_ sdkserver.Backend        = (*processes)(nil)
+	_ control.Pusher           = (*processes)(nil)
+	_ control.ConnectionHolder = (*processes)(nil)
 )
 
 func ref(p sdkserver.Process) control.ProcessRef {
@@ -118,6 +119,9 @@ func (b *processes) Push(r control.ProcessRef, msg sdkwire.Push) bool {
 	}
 	return b.forward(r, func(ctx context.Context, base string) (bool, error) { return b.fwd.Push(ctx, base, r, msg) })
 }
+
+// Holds implements control.ConnectionHolder.
+func (b *processes) Holds(r control.ProcessRef) bool { return b.hub.Connected(toProcess(r)) }
 
 // Disconnect implements control.Pusher: the process is gone for good.
 func (b *processes) Disconnect(r control.ProcessRef, reason string) {

@@ -47,4 +47,24 @@ type NodeTx interface {
 	// OrphanedProcesses lists up to max live, connected processes whose
 	// holding node's heartbeat is ttl old or more, or which is gone.
 	OrphanedProcesses(ttl time.Duration, max int) ([]ProcessKey, error)
+	NodeRepairTx
+}
+
+// Holding is one process's holder record.
+type Holding struct {
+	Process ProcessKey
+	NodeID  string
+}
+
+// NodeRepairTx finds holder records that no longer say the truth.
+type NodeRepairTx interface {
+	// StrandedProcesses lists up to max processes, not ended, that nodeID
+	// holds but whose record says disconnected: another node took nodeID
+	// for dead (its heartbeat stalled) while the connection lived, or a
+	// disconnect was recorded without releasing the holder.
+	StrandedProcesses(nodeID string, max int) ([]ProcessKey, error)
+	// EndedHoldings lists up to max holder records of processes that have
+	// ended or are gone, held by a node that is gone or whose heartbeat is
+	// ttl old by the database's clock: nothing will release them.
+	EndedHoldings(ttl time.Duration, max int) ([]Holding, error)
 }

@@ -118,3 +118,53 @@ func (t *Tx) OrphanedProcesses(ttl time.Duration, max int) ([]store.ProcessKey, 
 	}
 	return out, rows.Err()
 }
+
+func scanKeys(rows interface {
+	Next() bool
+	Scan(...any) error
+	Err() error
+}, withNode bool) ([]store.Holding, error) {
+	var out []store.Holding
+	for rows.Next() {
+		var h store.Holding
+		dst := []any{&h.Process.FleetID, &h.Process.ComputeName, &h.Process.PID}
+		if withNode {
+			dst = append(dst, &h.NodeID)
+		}
+		if err := rows.Scan(dst...); err != nil {
+			return nil, err
+		}
+		out = append(out, h)
+	}
+	return out, rows.Err()
+}
+
+func (t *Tx) StrandedProcesses(nodeID string, max int) ([]store.ProcessKey, error) {
+	rows, err := t.query(`SELECT h.fleet_id, h.compute, h.pid FROM process_holders h
+		JOIN processes p ON p.fleet_id = h.fleet_id AND p.compute = h.compute AND p.pid = h.pid
+		WHERE h.node_id = ? AND p.connected = 0 AND p.status <> 'TERMINATED'
+		ORDER BY h.fleet_id, h.compute, h.pid LIMIT ?`, nodeID, max)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	list, err := scanKeys(rows, false)
+	out := make([]store.ProcessKey, len(list))
+	for i, h := range list {
+		out[i] = h.Process
+	}
+	return out, err
+}
+
+func (t *Tx) EndedHoldings(ttl time.Duration, max int) ([]store.Holding, error) {
+	rows, err := t.query(`SELECT h.fleet_id, h.compute, h.pid, h.node_id FROM process_holders h
+		LEFT JOIN processes p ON p.fleet_id = h.fleet_id AND p.compute = h.compute AND p.pid = h.pid
+		LEFT JOIN nodes n ON n.id = h.node_id
+		WHERE (p.pid IS NULL OR p.status = 'TERMINATED') AND (n.id IS NULL OR n.heartbeat <= `+t.dbNow()+` - ?)
+		ORDER BY h.fleet_id, h.compute, h.pid LIMIT ?`, ttl.Milliseconds(), max)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	return scanKeys(rows, true)
+}

@@ -97,3 +97,45 @@ func TestProcessHoldersAndOrphans(t *testing.T) {
 		})
 	})
 }
+
+func TestStrandedProcessesAndEndedHoldings(t *testing.T) {
+	Each(t, func(t *testing.T, st store.Store) {
+		live, away, ended, gone := proc("c1", 1), proc("c1", 2), proc("c1", 3), proc("c1", 4)
+		away.Connected, away.DisconnectedAt = false, t0
+		ended.Status, ended.Connected = game.ProcessTerminated, false
+		putProcs(t, st, live, away, ended)
+		key := func(p *game.Process) store.ProcessKey {
+			return store.ProcessKey{FleetID: p.FleetID, ComputeName: p.ComputeName, PID: p.PID}
+		}
+		Update(t, st, func(tx store.Tx) error {
+			if err := tx.BeatNode(&store.Node{ID: "n1", Started: t0}); err != nil {
+				return err
+			}
+			for p, n := range map[*game.Process]string{live: "n1", away: "n1", ended: "dead", gone: "n1"} {
+				if err := tx.HoldProcess(key(p), n); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		View(t, st, func(tx store.Tx) error {
+			got, err := tx.StrandedProcesses("n1", 10)
+			if err != nil || len(got) != 1 || got[0] != key(away) {
+				t.Errorf("stranded on n1: %v %v", got, err)
+			}
+			if got, _ := tx.StrandedProcesses("dead", 10); len(got) != 0 {
+				t.Errorf("an ended process is not stranded: %v", got)
+			}
+			hs, err := tx.EndedHoldings(time.Hour, 10)
+			if err != nil || len(hs) != 1 || hs[0] != (store.Holding{Process: key(ended), NodeID: "dead"}) {
+				t.Errorf("ended holdings with n1 alive: %v %v", hs, err)
+			}
+			// Every heartbeat too old: the gone process's record too.
+			hs, _ = tx.EndedHoldings(-time.Hour, 10)
+			if len(hs) != 2 || hs[0].Process != key(ended) || hs[1] != (store.Holding{Process: key(gone), NodeID: "n1"}) {
+				t.Errorf("ended holdings with every node dead: %v", hs)
+			}
+			return nil
+		})
+	})
+}

@@ -1,0 +1,160 @@
+package control
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/sdkwire"
+	"github.com/anylift/anylift/internal/store"
+	"github.com/anylift/anylift/internal/store/storetest"
+	"github.com/anylift/anylift/internal/wire"
+)
+
+// heldConns stands in for a node's WebSocket hub: the set of processes
+// whose connection is open on the node, and the pushes sent to them.
+type heldConns struct {
+	mu     sync.Mutex
+	open   map[ProcessRef]bool
+	pushed []sdkwire.Push
+}
+
+func (h *heldConns) Push(p ProcessRef, msg sdkwire.Push) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.open[p] {
+		h.pushed = append(h.pushed, msg)
+	}
+	return h.open[p]
+}
+
+func (h *heldConns) Disconnect(p ProcessRef, reason string) {}
+
+func (h *heldConns) Holds(p ProcessRef) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.open[p]
+}
+
+// TestStalledNodeKeepsItsLiveConnections: node A's heartbeat stalls past
+// the node ttl, so node B's orphan sweep marks A's processes
+// disconnected. A process whose connection is still open on A is never
+// declared lost while A is alive, and A marks it connected again at its
+// next heartbeat; one whose connection A no longer has is released and
+// lost after the grace. Ended processes leave no holder record behind.
+func TestStalledNodeKeepsItsLiveConnections(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st store.Store) {
+		ctx := context.Background()
+		now := time.UnixMilli(1767225600000).UTC()
+		clock := func() time.Time { return now }
+		node := func(id string, ttl time.Duration) *Service {
+			return New(st, Config{NodeID: id, NodeTTL: ttl}, clock, nil)
+		}
+		a := node("a", 0)
+		// B judges by a ttl so short that A's heartbeat is always too
+		// old: what B sees while A's heartbeat stalls. C sees A alive.
+		b, c := node("b", time.Nanosecond), node("c", 0)
+		hub := &heldConns{open: map[ProcessRef]bool{}}
+		a.SetPusher(hub)
+		fleet := stallFleet(t, a)
+		live, closed := ProcessRef{fleet, "h1", "live"}, ProcessRef{fleet, "h1", "closed"}
+		must(t, a.BeatNode(ctx))
+		for _, p := range []ProcessRef{live, closed} {
+			must(t, a.ProcessConnected(ctx, p, "5.0", "Go", now.Add(time.Hour)))
+			hub.open[p] = true
+		}
+		// closed's connection went without its disconnection being recorded.
+		delete(hub.open, closed)
+
+		must(t, b.sweepOrphans(ctx))
+		for _, p := range []ProcessRef{live, closed} {
+			if got := stallProcess(t, a, p); got.Connected {
+				t.Fatalf("%s still connected after B's orphan sweep", p.PID)
+			}
+		}
+		now = now.Add(time.Minute) // past the lost-process grace
+		must(t, c.sweepProcesses(ctx))
+		if got := stallProcess(t, a, live); got.Status == game.ProcessTerminated {
+			t.Fatal("a process whose node is alive was declared lost")
+		}
+
+		must(t, a.BeatNode(ctx))
+		must(t, a.reclaimStranded(ctx))
+		if got := stallProcess(t, a, live); !got.Connected || !got.DisconnectedAt.IsZero() || stallHolder(t, a, live) != "a" {
+			t.Errorf("live process after A's heartbeat: %+v held by %q", got, stallHolder(t, a, live))
+		}
+		if got := stallProcess(t, a, closed); got.Connected || stallHolder(t, a, closed) != "" {
+			t.Errorf("closed process after A's heartbeat: %+v held by %q", got, stallHolder(t, a, closed))
+		}
+		now = now.Add(time.Minute)
+		must(t, b.sweepProcesses(ctx))
+		if got := stallProcess(t, a, live); got.Status == game.ProcessTerminated || !got.Connected {
+			t.Errorf("live process after a later sweep: %+v", got)
+		}
+		if got := stallProcess(t, a, closed); got.Status != game.ProcessTerminated {
+			t.Errorf("closed process not lost: %+v", got)
+		}
+
+		// A process held by a node that died, lost after the grace: its
+		// holder record goes at the next sweep.
+		gone := node("gone", 0)
+		orphan := ProcessRef{fleet, "h1", "orphan"}
+		must(t, gone.ProcessConnected(ctx, orphan, "5.0", "Go", now.Add(time.Hour)))
+		must(t, c.sweepOrphans(ctx))
+		now = now.Add(time.Minute)
+		must(t, c.sweepProcesses(ctx))
+		must(t, c.pruneHoldings(ctx))
+		if got := stallProcess(t, a, orphan); got.Status != game.ProcessTerminated || stallHolder(t, a, orphan) != "" {
+			t.Errorf("orphan %+v still held by %q", got, stallHolder(t, a, orphan))
+		}
+		// A process that ends and then closes its connection on a live node.
+		must(t, a.ProcessEnding(ctx, live))
+		delete(hub.open, live)
+		must(t, a.ProcessDisconnected(ctx, live))
+		if h := stallHolder(t, a, live); h != "" {
+			t.Errorf("ended process still held by %q", h)
+		}
+	})
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func stallFleet(t *testing.T, s *Service) string {
+	t.Helper()
+	ctx := context.Background()
+	f := &game.Fleet{ID: "fleet-stall", Status: game.FleetActive, ComputeType: wire.ComputeTypeAnywhere, Locations: []string{"custom-x"}}
+	must(t, s.update(ctx, func(tx store.Tx) error { return tx.InsertFleet(f) }))
+	_, err := s.RegisterCompute(ctx, &wire.RegisterComputeInput{FleetId: wire.String(f.ID), ComputeName: wire.String("h1"),
+		Location: wire.String("custom-x"), IpAddress: wire.String("10.0.0.1")})
+	must(t, err)
+	return f.ID
+}
+
+func stallProcess(t *testing.T, s *Service, r ProcessRef) *game.Process {
+	t.Helper()
+	var p *game.Process
+	must(t, s.view(context.Background(), func(tx store.Tx) error {
+		var err error
+		p, err = tx.GetProcess(r.FleetID, r.ComputeName, r.PID)
+		return err
+	}))
+	return p
+}
+
+func stallHolder(t *testing.T, s *Service, r ProcessRef) string {
+	t.Helper()
+	var id string
+	must(t, s.view(context.Background(), func(tx store.Tx) error {
+		var err error
+		id, err = tx.ProcessHolder(keyOf(r))
+		return err
+	}))
+	return id
+}
