@@ -3,11 +3,11 @@ package agent_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/gamelift"
 
 	"github.com/anylift/anylift/internal/agent"
+	"github.com/anylift/anylift/internal/exectest"
 	"github.com/anylift/anylift/internal/server"
 )
 
@@ -80,7 +81,7 @@ func TestKeepsProcessesAliveThroughKillAndRestart(t *testing.T) {
 // through the service's RefreshConnection and stay connected after the
 // first token expired; a server started afterwards uses the new token.
 func TestTokenRefreshKeepsConnections(t *testing.T) {
-	logs := &logRecords{}
+	logs := &exectest.LogRecords{}
 	e := start(t, func(c *server.Config) { c.AuthTokenTTL = 5 * time.Minute; c.Log = slog.New(logs) })
 	e.setRuntime(t, chatBinary, "-port 0", 1)
 	r := e.runAgent(t, func(c *agent.Config) { c.PollInterval = time.Hour })
@@ -93,7 +94,8 @@ func TestTokenRefreshKeepsConnections(t *testing.T) {
 	e.clock.Advance(time.Minute) // within the service's refresh margin
 	e.Server.Service().Sweep(context.Background())
 	// The old connection closes normally once the process has moved.
-	logs.waitRecord(t, map[string]string{"msg": "process connection closed", "pid": first.PID, "code": "1000"})
+	closed := map[string]string{"msg": "process connection closed", "pid": first.PID, "code": "1000"}
+	exectest.Eventually(t, fmt.Sprintf("server log record %v", closed), waitLimit, func() (bool, string) { return logs.Has(closed), "none" })
 
 	e.clock.Advance(2 * time.Minute) // the first token has expired
 	e.Server.Service().Sweep(context.Background())
@@ -109,50 +111,6 @@ func TestTokenRefreshKeepsConnections(t *testing.T) {
 	e.clock.Advance(time.Second)
 	r.rec.wait(t, "the replacement", 2, kind(agent.EvLaunched))
 	e.waitActive(t, 1) // it connected with the agent's current token
-}
-
-// logRecords keeps the server's log records.
-type logRecords struct {
-	mu   sync.Mutex
-	recs []map[string]string
-}
-
-func (l *logRecords) Enabled(context.Context, slog.Level) bool { return true }
-func (l *logRecords) WithAttrs([]slog.Attr) slog.Handler       { return l }
-func (l *logRecords) WithGroup(string) slog.Handler            { return l }
-func (l *logRecords) Handle(_ context.Context, r slog.Record) error {
-	m := map[string]string{"msg": r.Message}
-	r.Attrs(func(a slog.Attr) bool { m[a.Key] = a.Value.String(); return true })
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.recs = append(l.recs, m)
-	return nil
-}
-
-// waitRecord waits until a record has every key and value of want.
-func (l *logRecords) waitRecord(t *testing.T, want map[string]string) {
-	t.Helper()
-	deadline := time.Now().Add(waitLimit)
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		l.mu.Lock()
-		for _, r := range l.recs {
-			match := true
-			for k, v := range want {
-				match = match && r[k] == v
-			}
-			if match {
-				l.mu.Unlock()
-				return
-			}
-		}
-		l.mu.Unlock()
-		if time.Now().After(deadline) {
-			t.Fatalf("no server log record %v", want)
-		}
-		<-tick.C
-	}
 }
 
 // TestFollowsRuntimeConfiguration: raising ConcurrentExecutions launches

@@ -8,8 +8,6 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -21,6 +19,7 @@ import (
 
 	"github.com/anylift/anylift/internal/agent"
 	"github.com/anylift/anylift/internal/apitest"
+	"github.com/anylift/anylift/internal/exectest"
 	"github.com/anylift/anylift/internal/server"
 	"github.com/anylift/anylift/internal/testclock"
 )
@@ -29,22 +28,7 @@ import (
 var chatBinary string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "anylift-agenttest-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	chatBinary = filepath.Join(dir, "chat")
-	build := exec.Command("go", "build", "-o", chatBinary, "github.com/anylift/anylift/examples/chat")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	code := 1
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building examples/chat:", err)
-	} else {
-		code = m.Run()
-	}
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(exectest.Main(m, map[string]*string{"examples/chat": &chatBinary}))
 }
 
 const (
@@ -132,18 +116,7 @@ func start(t *testing.T, opts ...apitest.Option) *env {
 	})
 	e := &env{Env: apitest.Start(t, opts...), clock: c, logDir: t.TempDir()}
 	e.gl = e.Client()
-	ctx := context.Background()
-	if _, err := e.gl.CreateLocation(ctx, &gamelift.CreateLocationInput{LocationName: aws.String(location)}); err != nil {
-		t.Fatal(err)
-	}
-	out, err := e.gl.CreateFleet(ctx, &gamelift.CreateFleetInput{
-		Name: aws.String("agent"), ComputeType: types.ComputeTypeAnywhere,
-		Locations: []types.LocationConfiguration{{Location: aws.String(location)}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.fleet = aws.ToString(out.FleetAttributes.FleetId)
+	e.fleet = apitest.AnywhereFleet(t, e.gl, location, "agent")
 	return e
 }
 
@@ -230,23 +203,14 @@ func (r *running) stop(t *testing.T) error {
 // waitActive waits until the fleet has n ACTIVE server processes.
 func (e *env) waitActive(t *testing.T, n int32) {
 	t.Helper()
-	deadline := time.Now().Add(waitLimit)
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for {
+	exectest.Eventually(t, fmt.Sprintf("%d active server processes", n), waitLimit, func() (bool, string) {
 		out, err := e.gl.DescribeFleetUtilization(context.Background(), &gamelift.DescribeFleetUtilizationInput{FleetIds: []string{e.fleet}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		got := aws.ToInt32(out.FleetUtilization[0].ActiveServerProcessCount)
-		if got == n {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("waiting for %d active server processes; have %d", n, got)
-		}
-		<-tick.C
-	}
+		return got == n, fmt.Sprintf("have %d", got)
+	})
 }
 
 // events returns the fleet's events with code.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
+	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -16,17 +17,6 @@ import (
 	"github.com/anylift/anylift/internal/wire"
 )
 
-// benchFiveVsFive is a 5v5 rule set with fair-team and skill-spread
-// distance rules and two expansion steps.
-const benchFiveVsFive = `{"name": "5v5", "ruleLanguageVersion": "1.0",
-  "playerAttributes": [{"name": "skill", "type": "number", "default": 50}],
-  "teams": [{"name": "red", "minPlayers": 5, "maxPlayers": 5}, {"name": "blue", "minPlayers": 5, "maxPlayers": 5}],
-  "rules": [{"name": "FairTeams", "type": "distance", "measurements": "avg(teams[*].players.attributes[skill])",
-    "referenceValue": "avg(flatten(teams[*].players.attributes[skill]))", "maxDistance": 5},
-   {"name": "CloseSkill", "type": "distance", "measurements": "max(flatten(teams[*].players.attributes[skill]))",
-    "referenceValue": "min(flatten(teams[*].players.attributes[skill]))", "maxDistance": 20}],
-  "expansions": [{"target": "rules[CloseSkill].maxDistance", "steps": [{"waitTimeSeconds": 10, "value": 40}, {"waitTimeSeconds": 20, "value": 100}]}]}`
-
 // BenchmarkMatchmakingEndToEnd, streaming, submits 10,000 solo tickets
 // (StartMatchmaking, 8 concurrent callers, skills uniform 0–100) to a
 // STANDALONE configuration on a SQLite store while the matchmaker steps
@@ -37,7 +27,7 @@ const benchFiveVsFive = `{"name": "5v5", "ruleLanguageVersion": "1.0",
 // second of matchmaker wall time, and p50/p99 from the first step to each
 // ticket's completion. Run with -benchtime 1x.
 func BenchmarkMatchmakingEndToEnd(b *testing.B) {
-	for _, c := range []struct{ name, rules string }{{"1v1-skill", duelRules}, {"5v5-expansions", benchFiveVsFive}} {
+	for _, c := range []struct{ name, rules string }{{"1v1-skill", duelRules}, {"5v5-expansions", benchFiveVsFive(b)}} {
 		b.Run(c.name+"/streaming", func(b *testing.B) {
 			for range b.N {
 				benchMatchmaking(b, c.rules, 10000, false)
@@ -49,6 +39,16 @@ func BenchmarkMatchmakingEndToEnd(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchFiveVsFive is the matcher benchmarks' 5v5 rule set: fair-team and
+// skill-spread distance rules and two expansion steps.
+func benchFiveVsFive(b *testing.B) string {
+	body, err := os.ReadFile("../matchmaking/testdata/five_vs_five_expansions.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return string(body)
 }
 
 func benchMatchmaking(b *testing.B, rules string, n int, waiting bool) {

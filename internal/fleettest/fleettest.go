@@ -13,7 +13,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/gamelift"
-	"github.com/aws/aws-sdk-go-v2/service/gamelift/types"
 
 	"github.com/anylift/anylift/internal/apitest"
 	"github.com/anylift/anylift/internal/server"
@@ -49,33 +48,16 @@ func New(t testing.TB, opts ...apitest.Option) *Env {
 	opts = append([]apitest.Option{func(c *server.Config) { c.Now = clk.Now }}, opts...)
 	a := apitest.Start(t, opts...)
 	e := &Env{t: t, API: a, Clock: clk, GL: a.Client()}
-	ctx := context.Background()
-	if _, err := e.GL.CreateLocation(ctx, &gamelift.CreateLocationInput{LocationName: aws.String(Location)}); err != nil {
-		t.Fatal(err)
-	}
-	out, err := e.GL.CreateFleet(ctx, &gamelift.CreateFleetInput{Name: aws.String("lab"), ComputeType: types.ComputeTypeAnywhere,
-		Locations: []types.LocationConfiguration{{Location: aws.String(Location)}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.Fleet = aws.ToString(out.FleetAttributes.FleetId)
+	e.Fleet = apitest.AnywhereFleet(t, e.GL, Location, "lab")
 	return e
 }
 
 // Process registers compute name and starts a Go SDK process on it.
 func (e *Env) Process(compute, pid string) *sdk.Process {
 	e.t.Helper()
-	ctx := context.Background()
-	if _, err := e.GL.RegisterCompute(ctx, &gamelift.RegisterComputeInput{FleetId: aws.String(e.Fleet),
-		ComputeName: aws.String(compute), Location: aws.String(Location), IpAddress: aws.String("10.0.0.5")}); err != nil {
-		e.t.Fatal(err)
-	}
-	tok, err := e.GL.GetComputeAuthToken(ctx, &gamelift.GetComputeAuthTokenInput{FleetId: aws.String(e.Fleet), ComputeName: aws.String(compute)})
-	if err != nil {
-		e.t.Fatal(err)
-	}
+	token := apitest.RegisterCompute(e.t, e.GL, e.Fleet, Location, compute, "10.0.0.5")
 	p, err := sdk.Init(sdk.ServerParameters{WebSocketURL: e.API.Server.SDKEndpoint(), ProcessID: pid, HostID: compute,
-		FleetID: e.Fleet, AuthToken: aws.ToString(tok.AuthToken)}, sdk.Options{
+		FleetID: e.Fleet, AuthToken: token}, sdk.Options{
 		Getenv: func(string) string { return "" }, Exit: func(int) {}, ConnectAttempts: 1,
 		HealthCheckInterval: time.Hour, DrainTimeout: 10 * time.Millisecond,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/anylift/anylift/internal/apitest"
+	"github.com/anylift/anylift/internal/fleettest"
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/server"
 	"github.com/anylift/anylift/internal/store"
@@ -62,42 +63,20 @@ func newHarness(t *testing.T, opts ...apitest.Option) *harness {
 	}}, opts...)
 	env := apitest.Start(t, opts...)
 	h := &harness{t: t, env: env, clock: clk, gl: env.Client()}
-	ctx := context.Background()
-	if _, err := h.gl.CreateLocation(ctx, &gamelift.CreateLocationInput{LocationName: aws.String(testLocation)}); err != nil {
-		t.Fatal(err)
-	}
-	out, err := h.gl.CreateFleet(ctx, &gamelift.CreateFleetInput{
-		Name: aws.String("lab"), ComputeType: types.ComputeTypeAnywhere,
-		Locations: []types.LocationConfiguration{{Location: aws.String(testLocation)}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.fleet = aws.ToString(out.FleetAttributes.FleetId)
+	h.fleet = apitest.AnywhereFleet(t, h.gl, testLocation, "lab")
 	return h
 }
 
 // compute registers a compute with ip and returns a fresh auth token for it.
 func (h *harness) compute(name, ip string) string {
 	h.t.Helper()
-	ctx := context.Background()
-	_, err := h.gl.RegisterCompute(ctx, &gamelift.RegisterComputeInput{FleetId: aws.String(h.fleet),
-		ComputeName: aws.String(name), Location: aws.String(testLocation), IpAddress: aws.String(ip)})
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	return h.token(name)
+	return apitest.RegisterCompute(h.t, h.gl, h.fleet, testLocation, name, ip)
 }
 
 // token is a new auth token for compute name.
 func (h *harness) token(name string) string {
 	h.t.Helper()
-	out, err := h.gl.GetComputeAuthToken(context.Background(), &gamelift.GetComputeAuthTokenInput{
-		FleetId: aws.String(h.fleet), ComputeName: aws.String(name)})
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	return aws.ToString(out.AuthToken)
+	return apitest.ComputeToken(h.t, h.gl, h.fleet, name)
 }
 
 // sweep runs the service's timers once, at the harness clock.
@@ -195,18 +174,7 @@ func (h *harness) eventsWith(code types.EventCode) []types.Event {
 
 // waitFor polls cond until it holds, failing the test after 10 s. For
 // state another goroutine (the endpoint, an SDK) changes.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		<-tick.C
-	}
-}
+var waitFor = fleettest.WaitFor
 
 // apiErrorCode is the exception name of an API error, or "".
 func apiErrorCode(err error) string {

@@ -80,16 +80,7 @@ func TestMatchReachesGoSDKProcessAndIsBackfilled(t *testing.T) {
 		cfgARN := h.matchConfig(aws.ToString(q.GameSessionQueueArn), types.BackfillModeManual)
 		h.startTicket("t1", "p1", 10)
 		h.startTicket("t2", "p2", 12)
-		var started sdk.GameSession
-		waitFor(t, "the match placed on the process", func() bool {
-			h.sweep()
-			select {
-			case started = <-g.started:
-				return true
-			default:
-				return false
-			}
-		})
+		started := sweepUntil(h, "the match placed on the process", g.started)
 		if started.GameProperties["mode"] != "ctf" || started.GameSessionData != "gsd" || started.MaximumPlayerSessionCount != 4 {
 			t.Errorf("OnStartGameSession %+v", started)
 		}
@@ -151,16 +142,7 @@ func TestMatchReachesGoSDKProcessAndIsBackfilled(t *testing.T) {
 			t.Errorf("backfill ticket %+v", bf)
 		}
 		h.startTicket("t3", "p3", 11)
-		var u sdk.UpdateGameSession
-		waitFor(t, "the backfill", func() bool {
-			h.sweep()
-			select {
-			case u = <-g.updated:
-				return true
-			default:
-				return false
-			}
-		})
+		u := sweepUntil(h, "the backfill", g.updated)
 		if u.UpdateReason != "MATCHMAKING_DATA_UPDATED" || u.BackfillTicketID != res.TicketID {
 			t.Fatalf("OnUpdateGameSession %+v", u)
 		}
@@ -219,20 +201,27 @@ func (h *harness) placeMatch(g *goProcess) sdk.GameSession {
 	h.t.Helper()
 	h.startTicket("t1", "p1", 10)
 	h.startTicket("t2", "p2", 12)
-	var started sdk.GameSession
-	waitFor(h.t, "the match placed on the process", func() bool {
+	started := sweepUntil(h, "the match placed on the process", g.started)
+	if err := g.p.ActivateGameSession(); err != nil {
+		h.t.Fatal(err)
+	}
+	return started
+}
+
+// sweepUntil runs the timers until c yields a value, and returns it.
+func sweepUntil[T any](h *harness, what string, c <-chan T) T {
+	h.t.Helper()
+	var v T
+	waitFor(h.t, what, func() bool {
 		h.sweep()
 		select {
-		case started = <-g.started:
+		case v = <-c:
 			return true
 		default:
 			return false
 		}
 	})
-	if err := g.p.ActivateGameSession(); err != nil {
-		h.t.Fatal(err)
-	}
-	return started
+	return v
 }
 
 func (h *harness) matchmakerData(gameSessionID string) sdkMatchmakerData {
@@ -273,16 +262,7 @@ func TestAutomaticBackfill(t *testing.T) {
 			t.Fatalf("replacement automatic ticket %+v", bf)
 		}
 		h.startTicket("t3", "p3", 11)
-		var u sdk.UpdateGameSession
-		waitFor(t, "the automatic backfill", func() bool {
-			h.sweep()
-			select {
-			case u = <-g.updated:
-				return true
-			default:
-				return false
-			}
-		})
+		u := sweepUntil(h, "the automatic backfill", g.updated)
 		if u.UpdateReason != "MATCHMAKING_DATA_UPDATED" || u.BackfillTicketID != auto {
 			t.Fatalf("OnUpdateGameSession %+v", u)
 		}

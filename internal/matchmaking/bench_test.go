@@ -3,20 +3,22 @@ package matchmaking
 import (
 	"fmt"
 	"math/rand"
+	"os"
 	"testing"
 	"time"
 
 	"github.com/anylift/anylift/internal/matchmaking/ruleset"
 )
 
-const fiveVsFive = `{"name": "5v5", "ruleLanguageVersion": "1.0",
-  "playerAttributes": [{"name": "skill", "type": "number", "default": 50}],
-  "teams": [{"name": "red", "minPlayers": 5, "maxPlayers": 5}, {"name": "blue", "minPlayers": 5, "maxPlayers": 5}],
-  "rules": [{"name": "FairTeams", "type": "distance", "measurements": "avg(teams[*].players.attributes[skill])",
-    "referenceValue": "avg(flatten(teams[*].players.attributes[skill]))", "maxDistance": 5},
-   {"name": "CloseSkill", "type": "distance", "measurements": "max(flatten(teams[*].players.attributes[skill]))",
-    "referenceValue": "min(flatten(teams[*].players.attributes[skill]))", "maxDistance": 20}],
-  "expansions": [{"target": "rules[CloseSkill].maxDistance", "steps": [{"waitTimeSeconds": 10, "value": 40}, {"waitTimeSeconds": 20, "value": 100}]}]}`
+// readFile is the text of a test data file.
+func readFile(t testing.TB, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
 
 func benchPool(n int) []Ticket {
 	rng := rand.New(rand.NewSource(7))
@@ -32,7 +34,7 @@ func benchPool(n int) []Ticket {
 // and reports tickets matched per second of matcher time.
 func BenchmarkFind(b *testing.B) {
 	for _, c := range []struct{ name, body string }{
-		{"1v1-skill", ""}, {"5v5-expansions", fiveVsFive},
+		{"1v1-skill", ""}, {"5v5-expansions", readFile(b, "testdata/five_vs_five_expansions.json")},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			var rs *ruleset.RuleSet

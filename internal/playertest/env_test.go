@@ -15,9 +15,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -27,9 +25,9 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/anylift/anylift/internal/apitest"
-	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/exectest"
 	"github.com/anylift/anylift/internal/server"
-	"github.com/anylift/anylift/internal/store"
+	"github.com/anylift/anylift/internal/testclock"
 	"github.com/anylift/anylift/sdk/playerwire"
 )
 
@@ -37,25 +35,8 @@ import (
 // client, built once by TestMain.
 var chatBinary, chatClientBinary string
 
-func TestMain(m *testing.M) { os.Exit(run(m)) }
-
-func run(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "anylift-playertest-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	chatBinary, chatClientBinary = filepath.Join(dir, "chat"), filepath.Join(dir, "chatclient")
-	for bin, pkg := range map[string]string{chatBinary: "examples/chat", chatClientBinary: "examples/chatclient"} {
-		build := exec.Command("go", "build", "-o", bin, "github.com/anylift/anylift/"+pkg)
-		build.Stdout, build.Stderr = os.Stderr, os.Stderr
-		if err := build.Run(); err != nil {
-			fmt.Fprintln(os.Stderr, "building", pkg+":", err)
-			return 1
-		}
-	}
-	return m.Run()
+func TestMain(m *testing.M) {
+	os.Exit(exectest.Main(m, map[string]*string{"examples/chat": &chatBinary, "examples/chatclient": &chatClientBinary}))
 }
 
 const (
@@ -68,22 +49,12 @@ const (
 // secret signs the players' tokens (HS256).
 var secret = []byte("anylift-player-gateway-test-secret-0123456789")
 
-// clock is the server's clock: real time plus an offset the test moves.
-type clock struct {
-	mu     sync.Mutex
-	offset time.Duration
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return time.Now().Add(c.offset) }
-
-func (c *clock) Advance(d time.Duration) { c.mu.Lock(); defer c.mu.Unlock(); c.offset += d }
-
 // env is a running Anylift with its player gateway, an Anywhere fleet
 // open to players and one registered compute at 127.0.0.1.
 type env struct {
 	*apitest.Env
 	gl      *gamelift.Client
-	clock   *clock
+	clock   *testclock.Offset
 	fleet   string
 	token   string
 	players string // the gateway's base URL
@@ -91,7 +62,7 @@ type env struct {
 
 func start(t *testing.T, opts []apitest.Option) *env {
 	t.Helper()
-	c := &clock{}
+	c := &testclock.Offset{}
 	opts = append([]apitest.Option{func(cfg *server.Config) {
 		cfg.Now = c.Now
 		cfg.PlayerListen = "127.0.0.1:0"
@@ -103,67 +74,23 @@ func start(t *testing.T, opts []apitest.Option) *env {
 	e := &env{Env: apitest.Start(t, opts...), clock: c}
 	e.players = "http://" + e.Server.PlayerAddr()
 	e.gl = e.Client()
-	ctx := context.Background()
-	if _, err := e.gl.CreateLocation(ctx, &gamelift.CreateLocationInput{LocationName: aws.String(location)}); err != nil {
-		t.Fatal(err)
-	}
-	out, err := e.gl.CreateFleet(ctx, &gamelift.CreateFleetInput{
-		Name: aws.String("chat"), ComputeType: types.ComputeTypeAnywhere,
-		Locations: []types.LocationConfiguration{{Location: aws.String(location)}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.fleet = aws.ToString(out.FleetAttributes.FleetId)
-	_, err = e.gl.RegisterCompute(ctx, &gamelift.RegisterComputeInput{
-		FleetId: aws.String(e.fleet), ComputeName: aws.String(computeName),
-		Location: aws.String(location), IpAddress: aws.String("127.0.0.1"),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := e.gl.GetComputeAuthToken(ctx, &gamelift.GetComputeAuthTokenInput{FleetId: aws.String(e.fleet), ComputeName: aws.String(computeName)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.token = aws.ToString(tok.AuthToken)
+	e.fleet = apitest.AnywhereFleet(t, e.gl, location, "chat")
+	e.token = apitest.RegisterCompute(t, e.gl, e.fleet, location, computeName, "127.0.0.1")
 	return e
 }
 
 // gameServer is one example chat server running as an OS process.
-type gameServer struct {
-	cmd    *exec.Cmd
-	out    *syncBuffer
-	exited chan struct{}
-	err    error
-}
+type gameServer struct{ *exectest.Process }
 
 // launch starts n chat servers and waits until they can host sessions.
 func (e *env) launch(t *testing.T, n int) []*gameServer {
 	t.Helper()
 	var gs []*gameServer
 	for i := range n {
-		g := &gameServer{out: &syncBuffer{}, exited: make(chan struct{})}
-		g.cmd = exec.Command(chatBinary, "-websocketurl", e.Server.SDKEndpoint(), "-authtoken", e.token,
+		cmd := exec.Command(chatBinary, "-websocketurl", e.Server.SDKEndpoint(), "-authtoken", e.token,
 			"-hostid", computeName, "-fleetid", e.fleet, "-processid", fmt.Sprintf("chat-%d", i), "-host", "127.0.0.1", "-port", "0")
-		g.cmd.Env = []string{}
-		g.cmd.Stdout, g.cmd.Stderr = g.out, g.out
-		if err := g.cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		go func() { g.err = g.cmd.Wait(); close(g.exited) }()
-		t.Cleanup(func() {
-			select {
-			case <-g.exited:
-			default:
-				g.cmd.Process.Kill()
-				<-g.exited
-			}
-			if t.Failed() {
-				t.Logf("game server output:\n%s", g.out.String())
-			}
-		})
-		gs = append(gs, g)
+		cmd.Env = []string{}
+		gs = append(gs, &gameServer{exectest.Start(t, "game server", cmd)})
 	}
 	e.waitReady(t, n)
 	return gs
@@ -173,19 +100,7 @@ func (e *env) launch(t *testing.T, n int) []*gameServer {
 func (e *env) waitReady(t *testing.T, n int) {
 	t.Helper()
 	eventually(t, fmt.Sprintf("%d ready server processes", n), func() (bool, string) {
-		ready := 0
-		err := e.Server.Store().View(context.Background(), func(tx store.Tx) error {
-			list, _, err := tx.ListProcesses("", game.ProcessActive, store.Page{Limit: 1000})
-			for _, p := range list {
-				if p.Healthy || p.GameSessionID != "" {
-					ready++
-				}
-			}
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		ready := e.ReadyProcesses(t)
 		return ready == n, fmt.Sprintf("%d ready", ready)
 	})
 }
@@ -193,44 +108,15 @@ func (e *env) waitReady(t *testing.T, n int) {
 // waitExit waits for a game server to exit with status 0.
 func (g *gameServer) waitExit(t *testing.T) {
 	t.Helper()
-	select {
-	case <-g.exited:
-	case <-time.After(waitLimit):
-		t.Fatalf("game server did not exit; output:\n%s", g.out.String())
-	}
-	if g.err != nil {
-		t.Fatalf("game server: %v", g.err)
+	if err := g.Wait(t, waitLimit); err != nil {
+		t.Fatalf("game server: %v", err)
 	}
 }
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
 // eventually polls cond until it holds, failing after waitLimit.
 func eventually(t *testing.T, what string, cond func() (bool, string)) {
 	t.Helper()
-	deadline := time.Now().Add(waitLimit)
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		ok, last := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("waiting for %s: %s", what, last)
-		}
-		<-tick.C
-	}
+	exectest.Eventually(t, what, waitLimit, cond)
 }
 
 // tokenFor signs a player token valid for an hour of the server's clock.

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/gamelift/types"
+
+	"github.com/anylift/anylift/internal/exectest"
 )
 
 // TestExampleChatClient runs examples/chatclient as OS processes against
@@ -40,10 +42,10 @@ func TestExampleChatClient(t *testing.T) {
 }
 
 // chatClient starts examples/chatclient as player.
-func (e *env) chatClient(t *testing.T, player string) (*exec.Cmd, io.WriteCloser, *syncBuffer) {
+func (e *env) chatClient(t *testing.T, player string) (*exec.Cmd, io.WriteCloser, *exectest.SyncBuffer) {
 	t.Helper()
 	cmd := exec.Command(chatClientBinary, "-endpoint", e.players, "-fleet", e.fleet, "-token", e.tokenFor(t, player), "-max-players", "4")
-	out := &syncBuffer{}
+	out := &exectest.SyncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	in, err := cmd.StdinPipe()
 	if err != nil {

@@ -82,9 +82,8 @@ func TestHandshakeRefusals(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			e := start(t, opts)
-			other := e.createFleet(t, "other")
-			e.register(t, other, computeName)
-			otherToken := e.authToken(t, other, computeName)
+			other := apitest.CreateAnywhereFleet(t, e.gl, location, "other")
+			otherToken := apitest.RegisterCompute(t, e.gl, other, location, computeName, "127.0.0.1")
 			base := e.Server.SDKEndpoint()
 			refused := map[string]string{
 				"wrong token":                       connectURL(base, e.fleet, computeName, "p1", "not-a-token"),

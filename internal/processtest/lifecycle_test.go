@@ -237,7 +237,7 @@ func stopWithSignal(t *testing.T, e *env) {
 		t.Fatal(err)
 	}
 	e.waitSession(t, id, types.GameSessionStatusActive)
-	if err := g.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := g.Cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	if code := g.waitExit(t); code != 0 {

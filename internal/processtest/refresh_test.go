@@ -4,49 +4,15 @@ import (
 	"context"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/gamelift/types"
 
 	"github.com/anylift/anylift/internal/apitest"
+	"github.com/anylift/anylift/internal/exectest"
 	"github.com/anylift/anylift/internal/server"
 )
-
-// logRecords keeps the server's log records (messages and attributes).
-type logRecords struct {
-	mu   sync.Mutex
-	recs []map[string]string
-}
-
-func (l *logRecords) Enabled(context.Context, slog.Level) bool { return true }
-func (l *logRecords) WithAttrs([]slog.Attr) slog.Handler       { return l }
-func (l *logRecords) WithGroup(string) slog.Handler            { return l }
-func (l *logRecords) Handle(_ context.Context, r slog.Record) error {
-	m := map[string]string{"msg": r.Message}
-	r.Attrs(func(a slog.Attr) bool { m[a.Key] = a.Value.String(); return true })
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.recs = append(l.recs, m)
-	return nil
-}
-
-// has reports whether a record has every key and value of want.
-func (l *logRecords) has(want map[string]string) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for _, r := range l.recs {
-		match := true
-		for k, v := range want {
-			match = match && r[k] == v
-		}
-		if match {
-			return true
-		}
-	}
-	return false
-}
 
 // TestRefreshConnectionBeforeTokenExpiry: a game server whose auth token
 // is about to expire is sent RefreshConnection, moves to a new connection
@@ -55,7 +21,7 @@ func TestRefreshConnectionBeforeTokenExpiry(t *testing.T) {
 	for name, opts := range apitest.Backends(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			logs := &logRecords{}
+			logs := &exectest.LogRecords{}
 			opts := append(append([]apitest.Option{}, opts...), func(c *server.Config) {
 				c.Log = slog.New(logs)
 				c.HealthCheckInterval = time.Hour // the clock jumps by minutes; heartbeats come in real time
@@ -68,10 +34,10 @@ func TestRefreshConnectionBeforeTokenExpiry(t *testing.T) {
 			e.clock.Advance(3*time.Minute + 30*time.Second) // within 2 minutes of the token's expiry
 			e.Server.Service().Sweep(context.Background())
 			eventually(t, "the old connection to close after the refresh", func() (bool, string) {
-				return logs.has(map[string]string{"msg": "process connection closed", "pid": "chat-r", "code": "1000"}), g.out.String()
+				return logs.Has(map[string]string{"msg": "process connection closed", "pid": "chat-r", "code": "1000"}), g.Out.String()
 			})
-			if strings.Contains(g.out.String(), "RefreshConnection failed") {
-				t.Fatalf("the game server could not refresh its connection:\n%s", g.out.String())
+			if strings.Contains(g.Out.String(), "RefreshConnection failed") {
+				t.Fatalf("the game server could not refresh its connection:\n%s", g.Out.String())
 			}
 
 			e.clock.Advance(2 * time.Minute) // the first token has expired
