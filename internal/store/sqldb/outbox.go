@@ -23,13 +23,32 @@ func (t *Tx) AppendNotification(n *game.Notification) error {
 			return err
 		}
 	}
-	err := t.queryRow(`INSERT INTO outbox (id, time, type, resource, target, envelope)
-		VALUES (?, ?, ?, ?, ?, ?) RETURNING seq`,
-		n.ID, store.Millis(n.Time), n.Type, n.Resource, n.Target, string(n.Envelope)).Scan(&n.Seq)
+	args := []any{n.ID, store.Millis(n.Time), n.Type, n.Resource, n.Target, string(n.Envelope)}
+	var err error
+	if t.db.dialect.Name == "postgres" {
+		err = t.queryRow(`INSERT INTO outbox (id, time, type, resource, target, envelope)
+			VALUES (?, ?, ?, ?, ?, ?) RETURNING seq`, args...).Scan(&n.Seq)
+	} else {
+		n.Seq, err = t.insertSQLite(args)
+	}
 	if t.isUnique(err) {
 		return game.Errorf(game.Conflict, "notification %s already exists", n.ID)
 	}
 	return err
+}
+
+// insertSQLite appends an outbox row on SQLite and returns its seq. It
+// reads the rowid the insert assigned instead of using RETURNING: SQLite
+// runs RETURNING as a trigger, which makes the insert open a statement
+// journal, and inside a group-commit savepoint closing that journal costs
+// time that grows with everything the savepoint has written.
+func (t *Tx) insertSQLite(args []any) (int64, error) {
+	res, err := t.exec(`INSERT INTO outbox (id, time, type, resource, target, envelope)
+		VALUES (?, ?, ?, ?, ?, ?)`, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.LastInsertId()
 }
 
 // ListNotifications implements store.OutboxTx.
