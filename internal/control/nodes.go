@@ -39,8 +39,8 @@ const storeFresh = 5 * time.Second
 func (s *Service) NodeID() string { return s.cfg.NodeID }
 
 // BeatNode records this node's heartbeat. It runs first at every tick;
-// the server runs it once before it serves, so that no process is held by
-// a node the store does not know yet.
+// JoinCluster runs it once before the node serves, so that no process is
+// held by a node the store does not know yet.
 func (s *Service) BeatNode(ctx context.Context) error {
 	s.node.mu.Lock()
 	n := &store.Node{ID: s.cfg.NodeID, Address: s.cfg.NodeAddress, Started: s.node.started, Draining: s.node.draining}
@@ -55,6 +55,29 @@ func (s *Service) BeatNode(ctx context.Context) error {
 	}
 	s.node.mu.Unlock()
 	return err
+}
+
+// JoinCluster runs once when the node starts, before it serves. A node
+// that starts again with the id it had before holds no connection, but
+// the store may still say it holds processes that were connected to it:
+// those are released and marked disconnected now, so the lost-process
+// grace runs for them as for any dropped connection (a process that
+// reconnects within it, to any node, is reclaimed). Then the node's
+// heartbeat is recorded.
+func (s *Service) JoinCluster(ctx context.Context) error {
+	var n int
+	err := s.update(ctx, func(tx store.Tx) error {
+		var err error
+		n, err = tx.ReleaseNodeProcesses(s.cfg.NodeID, s.clock())
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		s.log.Info("server processes held by this node before it restarted marked disconnected", "node", s.cfg.NodeID, "processes", n)
+	}
+	return s.BeatNode(ctx)
 }
 
 // StoreReachable reports whether the last heartbeat reached the store and

@@ -196,7 +196,7 @@ func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 	})
 	procs.hub = s.hub
 	s.svc.SetPusher(procs)
-	if err := s.svc.BeatNode(ctx); err != nil {
+	if err := s.svc.JoinCluster(ctx); err != nil {
 		s.ln.Close()
 		if s.tlsLn != nil {
 			s.tlsLn.Close()

@@ -67,4 +67,11 @@ type NodeRepairTx interface {
 	// ended or are gone, held by a node that is gone or whose heartbeat is
 	// ttl old by the database's clock: nothing will release them.
 	EndedHoldings(ttl time.Duration, max int) ([]Holding, error)
+	// ReleaseNodeProcesses runs when node nodeID starts: it holds no
+	// connection yet, whatever the store says from before a restart with
+	// the same id. In one conditional update it marks disconnected at at
+	// every live process held by nodeID still marked connected, then drops
+	// every holder record of nodeID. It returns how many processes it
+	// marked disconnected.
+	ReleaseNodeProcesses(nodeID string, at time.Time) (int, error)
 }

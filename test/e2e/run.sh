@@ -7,7 +7,9 @@
 # what was acknowledged survives a restart. Last, the real "anylift dev" on
 # a temp data dir runs two chat servers through its agent and is driven by
 # what it prints, with the aws CLI and anylift (no credentials), stopped with
-# SIGINT and started again on the same fleet.
+# SIGINT and started again on the same fleet. The served node also runs
+# the player gateway in dev mode, smoke-tested with curl on a second chat
+# server.
 #
 # Prints each check; exits non-zero when any check fails.
 set -euo pipefail
@@ -17,11 +19,14 @@ export PATH="/usr/local/go/bin:$HOME/go/bin:$HOME/.pyenv/shims:$PATH"
 tmp=$(mktemp -d)
 pid=""
 chat=""
+chat2=""
 cleanup() {
-  if [ -n "$chat" ] && kill -0 "$chat" 2>/dev/null; then
-    kill -TERM "$chat" 2>/dev/null || true
-    wait "$chat" 2>/dev/null || true
-  fi
+  for c in "$chat" "$chat2"; do
+    if [ -n "$c" ] && kill -0 "$c" 2>/dev/null; then
+      kill -TERM "$c" 2>/dev/null || true
+      wait "$c" 2>/dev/null || true
+    fi
+  done
   if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
     kill -TERM "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
@@ -57,19 +62,21 @@ go build -o "$tmp/seed" ./test/e2e/seed
 go build -o "$tmp/chat" ./examples/chat
 
 endpoint=""
+gateway=""
 start_server() {
   : >"$tmp/stdout"
   "$tmp/anylift" serve --listen 127.0.0.1:0 --tls-listen 127.0.0.1:0 --data-dir "$tmp/data" \
     --access-key "$AWS_ACCESS_KEY_ID" --secret-key "$AWS_SECRET_ACCESS_KEY" \
-    --webhook-secret "$E2E_WEBHOOK_SECRET" \
+    --webhook-secret "$E2E_WEBHOOK_SECRET" --player-listen 127.0.0.1:0 --player-dev-mode \
     >"$tmp/stdout" 2>>"$tmp/server.log" &
   pid=$!
   for _ in $(seq 1 100); do
-    if grep -q '^anylift listening on ' "$tmp/stdout"; then break; fi
+    if grep -q '^console at ' "$tmp/stdout"; then break; fi
     if ! kill -0 "$pid" 2>/dev/null; then break; fi
     sleep 0.1
   done
   endpoint=$(sed -n 's/^anylift listening on //p' "$tmp/stdout")
+  gateway=$(sed -n 's/^player gateway on //p' "$tmp/stdout")
   if [ -z "$endpoint" ]; then
     echo "anylift did not start:" >&2
     cat "$tmp/server.log" >&2
@@ -123,6 +130,68 @@ cli_error() {
   fi
 }
 
+# gw PLAYER PATH BODY [CURL ARGS...]: POSTs JSON to the player gateway as
+# PLAYER (dev mode: no token, the X-Anylift-Player-Id header; none when
+# PLAYER is empty); the body lands in $tmp/gw.json, the status in $gw_status.
+gw() {
+  local player=$1 path=$2 body=$3
+  shift 3
+  gw_status=$(curl -sS -o "$tmp/gw.json" -w '%{http_code}' -X POST -H "Content-Type: ${gw_type:-application/json}" \
+    ${player:+-H "X-Anylift-Player-Id: $player"} --data "$body" "$@" "$gateway$path") || gw_status=000
+}
+# gwj EXPR: prints the Python expression EXPR over the answer's JSON (d).
+gwj() { python3 -c 'import json, sys; d = json.load(open(sys.argv[2])); print(eval(sys.argv[1]))' "$1" "$tmp/gw.json" 2>/dev/null || true; }
+
+gateway_smoke() {
+  if [ -z "$gateway" ]; then
+    fail "no player gateway address in the startup output: $(cat "$tmp/stdout")"
+    return
+  fi
+  ok "player gateway at $gateway"
+  # The second chat server takes a few hundred ms to connect and activate.
+  local end=$((SECONDS + 10))
+  while :; do
+    gw e2e-gw-player /v1/sessions "{\"FleetId\":\"$fleet_id\",\"MaximumPlayerSessionCount\":2,\"Name\":\"e2e-gateway\"}"
+    if [ "$(gwj 'd.get("Code")')" != FleetCapacityExceeded ] || [ "$SECONDS" -ge "$end" ]; then break; fi
+    sleep 0.2
+  done
+  local gs ps ip port
+  gs=$(gwj 'd["GameSessionId"]') ps=$(gwj 'd["PlayerSessionId"]') ip=$(gwj 'd["IpAddress"]') port=$(gwj 'd["Port"]')
+  if [ "$gw_status" = 200 ] && [[ "$gs" == arn:aws:gamelift:*gamesession/* ]] && [[ "$ps" == psess-* ]] &&
+    [ "$ip" = 127.0.0.1 ] && [ "${port:-0}" -gt 0 ]; then
+    ok "gateway create on the fleet: $gs, seat $ps at $ip:$port"
+  else
+    fail "gateway create: status $gw_status: $(cat "$tmp/gw.json")"
+    return
+  fi
+  cli "the gateway's seat is a RESERVED player session" "RESERVED" -- describe-player-sessions --player-session-id "$ps"
+  gw e2e-gw-player /v1/sessions/search "{\"FleetId\":\"$fleet_id\",\"FilterExpression\":\"gameSessionName = 'e2e-gateway'\"}"
+  if [ "$gw_status" = 200 ] && [ "$(gwj '",".join(s["GameSessionId"] + " " + str(s["CurrentPlayerSessionCount"]) for s in d["GameSessions"])')" = "$gs 1" ]; then
+    ok "gateway search finds it with one seat taken"
+  else
+    fail "gateway search: status $gw_status: $(cat "$tmp/gw.json")"
+  fi
+  gw e2e-gw-player /v1/sessions/leave "{\"GameSessionId\":\"$gs\"}"
+  if [ "$gw_status" = 200 ] && [ "$(gwj '",".join(d["PlayerSessionIds"])')" = "$ps" ]; then
+    ok "gateway leave ends the seat"
+  else
+    fail "gateway leave: status $gw_status: $(cat "$tmp/gw.json")"
+  fi
+  cli "... its player session is COMPLETED" "COMPLETED" -- describe-player-sessions --player-session-id "$ps" \
+    --query 'PlayerSessions[0].Status'
+  gw e2e-gw-player /v1/sessions/search "{\"FleetId\":\"$fleet_id\",\"FilterExpression\":\"gameSessionName = 'e2e-gateway'\"}"
+  if [ "$(gwj 'd["GameSessions"][0]["CurrentPlayerSessionCount"]')" = 0 ]; then ok "... and its seat is free"; else fail "after leave: $(cat "$tmp/gw.json")"; fi
+  gw "" /v1/sessions/search "{\"FleetId\":\"$fleet_id\"}"
+  if [ "$gw_status" = 401 ] && [ "$(gwj 'd.get("Code")')" = MissingToken ]; then ok "gateway without a player -> 401 MissingToken"; else fail "gateway without a player: $gw_status $(cat "$tmp/gw.json")"; fi
+  gw_type=application/x-amz-json-1.1 gw e2e-gw-player / "{\"FleetId\":\"$fleet_id\"}" -H 'X-Amz-Target: GameLift.DeleteFleet'
+  if [ "$gw_status" = 404 ] && [ "$(gwj 'd.get("Code")')" = NotFound ]; then
+    ok "gateway refuses an admin operation (GameLift.DeleteFleet -> 404 NotFound)"
+  else
+    fail "gateway answered GameLift.DeleteFleet with $gw_status: $(cat "$tmp/gw.json")"
+  fi
+  # (the aws CLI checks below describe the fleet: it is still there)
+}
+
 echo "== boto3: setup"
 start_server
 py setup
@@ -153,6 +222,12 @@ if [ -n "$fleet_id" ]; then
     -fleetid "$fleet_id" -host 127.0.0.1 -port 0 2>>"$tmp/chat.log" &
   chat=$!
   py placement
+
+  echo "== player gateway (dev mode) with curl, on a second chat server"
+  "$tmp/chat" -websocketurl "${endpoint/http:/ws:}" -authtoken "$token" -hostid e2e-compute \
+    -fleetid "$fleet_id" -host 127.0.0.1 -port 0 2>>"$tmp/chat2.log" &
+  chat2=$!
+  gateway_smoke
 fi
 
 echo "== aws CLI"

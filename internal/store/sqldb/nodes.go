@@ -1,6 +1,7 @@
 package sqldb
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/anylift/anylift/internal/game"
@@ -167,4 +168,30 @@ func (t *Tx) EndedHoldings(ttl time.Duration, max int) ([]store.Holding, error) 
 	}
 	defer rows.Close()
 	return scanKeys(rows, true)
+}
+
+// ReleaseNodeProcesses rewrites the connected and disconnected_at columns
+// and, so that GetProcess reads the same, the same fields in doc.
+func (t *Tx) ReleaseNodeProcesses(nodeID string, at time.Time) (int, error) {
+	when, err := json.Marshal(at)
+	if err != nil {
+		return 0, err
+	}
+	doc := `json_set(doc, '$.Connected', json('false'), '$.DisconnectedAt', json(?))`
+	if t.db.dialect.Name == "postgres" {
+		doc = `CAST(jsonb_set(jsonb_set(CAST(doc AS jsonb), '{Connected}', 'false'), '{DisconnectedAt}', CAST(? AS jsonb)) AS TEXT)`
+	}
+	res, err := t.exec(`UPDATE processes SET connected = 0, disconnected_at = ?, doc = `+doc+`
+		WHERE connected = 1 AND status <> 'TERMINATED' AND EXISTS (SELECT 1 FROM process_holders h
+			WHERE h.fleet_id = processes.fleet_id AND h.compute = processes.compute AND h.pid = processes.pid AND h.node_id = ?)`,
+		store.Millis(at), string(when), nodeID)
+	if err != nil {
+		return 0, err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, err
+	}
+	_, err = t.exec(`DELETE FROM process_holders WHERE node_id = ?`, nodeID)
+	return int(n), err
 }

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"reflect"
 	"testing"
 	"time"
 
@@ -134,6 +135,69 @@ func TestStrandedProcessesAndEndedHoldings(t *testing.T) {
 			hs, _ = tx.EndedHoldings(-time.Hour, 10)
 			if len(hs) != 2 || hs[0].Process != key(ended) || hs[1] != (store.Holding{Process: key(gone), NodeID: "n1"}) {
 				t.Errorf("ended holdings with every node dead: %v", hs)
+			}
+			return nil
+		})
+	})
+}
+
+// TestReleaseNodeProcessesAtRestart: a node that starts again with the
+// same id holds no connection; what the store says it held from before is
+// released and its connected processes are marked disconnected, in the
+// columns the timers query and in the record itself. Other nodes'
+// processes, and ones already disconnected or ended, keep their state.
+func TestReleaseNodeProcessesAtRestart(t *testing.T) {
+	Each(t, func(t *testing.T, st store.Store) {
+		mine, away, ended, other := proc("c1", 1), proc("c1", 2), proc("c1", 3), proc("c1", 4)
+		away.Connected, away.DisconnectedAt = false, t0
+		ended.Status, ended.Connected = game.ProcessTerminated, false
+		putProcs(t, st, mine, away, ended, other)
+		key := func(p *game.Process) store.ProcessKey {
+			return store.ProcessKey{FleetID: p.FleetID, ComputeName: p.ComputeName, PID: p.PID}
+		}
+		Update(t, st, func(tx store.Tx) error {
+			for p, n := range map[*game.Process]string{mine: "n1", away: "n1", ended: "n1", other: "n2"} {
+				if err := tx.HoldProcess(key(p), n); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		at := t0.Add(time.Minute)
+		Update(t, st, func(tx store.Tx) error {
+			n, err := tx.ReleaseNodeProcesses("n1", at)
+			if err != nil || n != 1 {
+				t.Errorf("released %d, %v; want 1", n, err)
+			}
+			return nil
+		})
+		View(t, st, func(tx store.Tx) error {
+			want := *mine
+			want.Connected, want.DisconnectedAt = false, at
+			for _, w := range []*game.Process{&want, away, ended, other} {
+				got, err := tx.GetProcess(w.FleetID, w.ComputeName, w.PID)
+				if err != nil || !reflect.DeepEqual(got, w) {
+					t.Errorf("process %s: got %+v, %v; want %+v", w.PID, got, err, w)
+				}
+			}
+			for p, n := range map[*game.Process]string{mine: "", away: "", ended: "", other: "n2"} {
+				if h, err := tx.ProcessHolder(key(p)); h != n || err != nil {
+					t.Errorf("holder of %s: %q %v; want %q", p.PID, h, err, n)
+				}
+			}
+			// The lost-process timer finds it by its columns once the
+			// grace has run from at, not before.
+			if s, _ := tx.StaleProcesses(at.Add(-time.Millisecond), t0.Add(-time.Hour), t0, 10); len(s) != 1 || s[0].PID != away.PID {
+				t.Errorf("stale before the grace: %v", s)
+			}
+			if s, _ := tx.StaleProcesses(at, t0.Add(-time.Hour), t0, 10); len(s) != 2 {
+				t.Errorf("stale after the grace: %v", s)
+			}
+			return nil
+		})
+		Update(t, st, func(tx store.Tx) error {
+			if n, err := tx.ReleaseNodeProcesses("n1", at.Add(time.Minute)); n != 0 || err != nil {
+				t.Errorf("released again: %d %v", n, err)
 			}
 			return nil
 		})
