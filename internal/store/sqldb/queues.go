@@ -51,17 +51,6 @@ func (t *Tx) DeleteQueue(name string) error {
 	return requireRow(res, err, "game session queue %s not found", name)
 }
 
-// requireRow turns an update of no row into NotFound.
-func requireRow(res interface{ RowsAffected() (int64, error) }, err error, format string, args ...any) error {
-	if err != nil {
-		return err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return game.Errorf(game.NotFound, format, args...)
-	}
-	return nil
-}
-
 type nameCursor struct {
 	N string `json:"n"`
 }
