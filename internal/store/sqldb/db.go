@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/store"
 )
 
@@ -330,3 +331,21 @@ func splitStatements(s string) []string {
 
 // errNoRows reports sql.ErrNoRows.
 func errNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
+
+// affected reports whether a conditional update changed a row.
+func affected(res sql.Result, err error) (bool, error) {
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
+}
+
+// requireRow turns an update or delete of no row into NotFound.
+func requireRow(res sql.Result, err error, format string, args ...any) error {
+	ok, err := affected(res, err)
+	if err == nil && !ok {
+		return game.Errorf(game.NotFound, format, args...)
+	}
+	return err
+}

@@ -33,13 +33,7 @@ func (t *Tx) GetRuleSet(name string) (*game.MatchmakingRuleSet, error) {
 
 func (t *Tx) DeleteRuleSet(name string) error {
 	res, err := t.exec(`DELETE FROM matchmaking_rule_sets WHERE name = ?`, name)
-	if err != nil {
-		return err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return game.Errorf(game.NotFound, "matchmaking rule set %s not found", name)
-	}
-	return nil
+	return requireRow(res, err, "matchmaking rule set %s not found", name)
 }
 
 func (t *Tx) CountRuleSets() (int, error) {

@@ -40,8 +40,6 @@ func (t *Tx) FleetMetrics(f *game.Fleet, since, until time.Time) ([]game.FleetMe
 		args []any
 		scan func(loc string, n []int64)
 	}{
-		{`SELECT location, COUNT(*) FROM computes WHERE fleet_id = ? GROUP BY location`, []any{f.ID},
-			func(loc string, n []int64) { m.at(loc).ActiveInstances = int(n[0]) }},
 		{`SELECT location, compute, SUM(CASE WHEN status = 'ACTIVATING' THEN 1 ELSE 0 END),
 			SUM(CASE WHEN status = 'ACTIVE' THEN 1 ELSE 0 END), SUM(cur_players)
 			FROM game_sessions WHERE fleet_id = ? AND status IN ('ACTIVATING', 'ACTIVE', 'TERMINATING')
@@ -67,12 +65,18 @@ func (t *Tx) FleetMetrics(f *game.Fleet, since, until time.Time) ([]game.FleetMe
 			[]any{from, to, f.ID},
 			func(loc string, n []int64) { m.at(loc).PlayerSessionActivations = int(n[0]) }},
 	}
+	computes, err := t.CountComputes(f.ID)
+	if err != nil {
+		return nil, err
+	}
+	for loc, n := range computes {
+		m.at(loc).ActiveInstances = n
+	}
 	for i, st := range steps {
-		var err error
 		switch i {
-		case 1:
+		case 0:
 			err = t.eachCompute(st.q, st.args, m.sessions)
-		case 2:
+		case 1:
 			err = t.eachCompute(st.q, st.args, m.processes)
 		default:
 			err = t.eachLocation(st.q, st.args, st.scan)

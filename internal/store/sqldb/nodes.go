@@ -82,11 +82,7 @@ func (t *Tx) HoldProcess(k store.ProcessKey, nodeID string) error {
 func (t *Tx) ReleaseProcess(k store.ProcessKey, nodeID string) (bool, error) {
 	res, err := t.exec(`DELETE FROM process_holders WHERE fleet_id = ? AND compute = ? AND pid = ? AND node_id = ?`,
 		k.FleetID, k.ComputeName, k.PID, nodeID)
-	if err != nil {
-		return false, err
-	}
-	n, err := res.RowsAffected()
-	return n > 0, err
+	return affected(res, err)
 }
 
 func (t *Tx) ProcessHolder(k store.ProcessKey) (string, error) {

@@ -63,18 +63,13 @@ func (t *Tx) QueueMetrics(name string, now, since, until time.Time) (game.QueueM
 	return m, rows.Err()
 }
 
-type placementCursor struct {
-	S  int64  `json:"s"`
-	ID string `json:"i"`
-}
-
 func (t *Tx) ListPlacements(f store.PlacementFilter, p store.Page) ([]*game.Placement, string, error) {
-	var cur placementCursor
+	var cur createdCursor
 	if err := decodeCursor(p.Token, &cur); err != nil {
 		return nil, "", err
 	}
 	n := limit(p.Limit, 50, 1000)
-	q := `SELECT doc, started FROM placements WHERE 1 = 1`
+	q := `SELECT doc FROM placements WHERE 1 = 1`
 	var args []any
 	if f.Queue != "" {
 		q += ` AND queue = ?`
@@ -86,44 +81,19 @@ func (t *Tx) ListPlacements(f store.PlacementFilter, p store.Page) ([]*game.Plac
 	}
 	if p.Token != "" {
 		q += ` AND (started < ? OR (started = ? AND id < ?))`
-		args = append(args, cur.S, cur.S, cur.ID)
+		args = append(args, cur.Created, cur.Created, cur.ID)
 	}
 	q += ` ORDER BY started DESC, id DESC LIMIT ?`
-	args = append(args, n+1)
-	rows, err := t.query(q, args...)
+	rows, err := t.query(q, append(args, n+1)...)
+	out, err := scanDocs[game.Placement](rows, err)
 	if err != nil {
-		return nil, "", err
-	}
-	defer rows.Close()
-	var out []*game.Placement
-	var last int64
-	for rows.Next() {
-		var started int64
-		pl, err := scanPlacement(scanFirst{rows, &started})
-		if err != nil {
-			return nil, "", err
-		}
-		if len(out) < n {
-			last = started
-		}
-		out = append(out, pl)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, "", err
 	}
 	next := ""
 	if len(out) > n {
 		out = out[:n]
-		next = encodeCursor(placementCursor{S: last, ID: out[n-1].ID})
+		last := out[n-1]
+		next = encodeCursor(createdCursor{store.Millis(last.StartTime), last.ID})
 	}
 	return out, next, nil
 }
-
-// scanFirst scans the doc column into scanPlacement's target and the
-// extra columns after it.
-type scanFirst struct {
-	sc    interface{ Scan(...any) error }
-	extra *int64
-}
-
-func (s scanFirst) Scan(dest ...any) error { return s.sc.Scan(append(dest, s.extra)...) }

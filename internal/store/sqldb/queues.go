@@ -51,51 +51,21 @@ func (t *Tx) DeleteQueue(name string) error {
 	return requireRow(res, err, "game session queue %s not found", name)
 }
 
-// requireRow turns an update of no row into NotFound.
-func requireRow(res interface{ RowsAffected() (int64, error) }, err error, format string, args ...any) error {
-	if err != nil {
-		return err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return game.Errorf(game.NotFound, format, args...)
-	}
-	return nil
-}
-
-type nameCursor struct {
-	N string `json:"n"`
-}
-
 func (t *Tx) ListQueues(p store.Page) ([]*game.Queue, string, error) {
-	var cur nameCursor
-	if err := decodeCursor(p.Token, &cur); err != nil {
+	var after string
+	if err := decodeCursor(p.Token, &after); err != nil {
 		return nil, "", err
 	}
 	n := limit(p.Limit, 50, 1000)
-	rows, err := t.query(`SELECT doc FROM game_session_queues WHERE name > ? ORDER BY name LIMIT ?`, cur.N, n+1)
+	rows, err := t.query(`SELECT doc FROM game_session_queues WHERE name > ? ORDER BY name LIMIT ?`, after, n+1)
+	out, err := scanDocs[game.Queue](rows, err)
 	if err != nil {
-		return nil, "", err
-	}
-	defer rows.Close()
-	var out []*game.Queue
-	for rows.Next() {
-		var doc string
-		if err := rows.Scan(&doc); err != nil {
-			return nil, "", err
-		}
-		var q game.Queue
-		if err := json.Unmarshal([]byte(doc), &q); err != nil {
-			return nil, "", err
-		}
-		out = append(out, &q)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, "", err
 	}
 	next := ""
 	if len(out) > n {
 		out = out[:n]
-		next = encodeCursor(nameCursor{out[n-1].Name})
+		next = encodeCursor(out[n-1].Name)
 	}
 	return out, next, nil
 }

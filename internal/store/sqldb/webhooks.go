@@ -2,7 +2,6 @@ package sqldb
 
 import (
 	"database/sql"
-	"errors"
 	"time"
 
 	"github.com/anylift/anylift/internal/game"
@@ -94,7 +93,7 @@ func (t *Tx) getDelivery(seq int64, withNotification bool) (*store.WebhookDelive
 		FROM webhook_deliveries d LEFT JOIN outbox o ON o.seq = d.seq WHERE d.seq = ?`, seq).
 		Scan(&d.Seq, &d.Target, &d.State, &d.Attempts, &next, &d.Owner, &lease, &d.LastError,
 			&nID, &nTime, &nType, &nRes, &nTarget, &nEnv)
-	if errors.Is(err, sql.ErrNoRows) {
+	if errNoRows(err) {
 		return nil, game.Errorf(game.NotFound, "webhook delivery %d not found", seq)
 	}
 	if err != nil {
@@ -125,13 +124,4 @@ func (t *Tx) PruneOutbox(before time.Time) (int, error) {
 	_, err = t.exec(`DELETE FROM webhook_deliveries WHERE state <> 0
 		AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.seq = webhook_deliveries.seq)`)
 	return int(n), err
-}
-
-// affected reports whether a conditional update changed a row.
-func affected(res sql.Result, err error) (bool, error) {
-	if err != nil {
-		return false, err
-	}
-	n, err := res.RowsAffected()
-	return n > 0, err
 }
