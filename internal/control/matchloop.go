@@ -233,7 +233,7 @@ func loadPool(tx store.Tx, name string) ([]matchmaking.Ticket, error) {
 func poolTicket(t *game.MatchTicket) (matchmaking.Ticket, error) {
 	mt := matchmaking.Ticket{ID: t.ID, StartTime: t.StartTime, Backfill: t.Backfill}
 	for _, p := range t.Players {
-		attrs, err := attributeValues(wireAttributes(p.Attributes))
+		attrs, err := storedValues(p.Attributes)
 		if err != nil {
 			return mt, err
 		}
