@@ -53,7 +53,7 @@ func (s *Service) buildMatchmakerData(c *game.MatchmakingConfiguration, rs *rule
 		if !ok {
 			continue
 		}
-		given, err := attributeValues(wireAttributes(p.Attributes))
+		given, err := storedValues(p.Attributes)
 		if err != nil {
 			return "", err
 		}

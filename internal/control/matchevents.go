@@ -95,6 +95,9 @@ func (s *Service) publishMatch(tx store.Tx, c *game.MatchmakingConfiguration, d 
 // publishEach publishes one event per ticket, as GameLift does for
 // searching, time-outs, cancellations and failures.
 func (s *Service) publishEach(tx store.Tx, c *game.MatchmakingConfiguration, typ string, m *game.Match, tickets []*game.MatchTicket) error {
+	if len(tickets) == 0 {
+		return nil // nor the wait estimate's query
+	}
 	var wait any = "NOT_AVAILABLE"
 	if typ == evSearching {
 		if secs, ok, err := estimatedWait(tx, c.Name); err != nil {

@@ -84,12 +84,12 @@ func (s *Service) timeOutTickets(ctx context.Context, name string, now time.Time
 		for {
 			n := 0
 			err := s.mmUpdate(ctx, func(x *mmTx) error {
-				c, err := x.tx.GetMatchConfig(name)
-				if err != nil {
-					return err
-				}
 				due, err := x.tx.ListDueTickets(name, status, now, matchBatch)
 				n = len(due)
+				if err != nil || n == 0 {
+					return err
+				}
+				c, err := x.tx.GetMatchConfig(name)
 				for _, t := range due {
 					if err != nil {
 						break
@@ -146,12 +146,12 @@ func (s *Service) startSearching(ctx context.Context, name string, now time.Time
 	for {
 		n := 0
 		err := s.mmUpdate(ctx, func(x *mmTx) error {
-			c, err := x.tx.GetMatchConfig(name)
-			if err != nil {
-				return err
-			}
 			list, err := x.tx.ListTickets(name, game.TicketQueued, "", matchBatch)
 			n = len(list)
+			if err != nil || n == 0 {
+				return err
+			}
+			c, err := x.tx.GetMatchConfig(name)
 			for _, t := range list {
 				if err != nil {
 					break
@@ -233,7 +233,7 @@ func loadPool(tx store.Tx, name string) ([]matchmaking.Ticket, error) {
 func poolTicket(t *game.MatchTicket) (matchmaking.Ticket, error) {
 	mt := matchmaking.Ticket{ID: t.ID, StartTime: t.StartTime, Backfill: t.Backfill}
 	for _, p := range t.Players {
-		attrs, err := attributeValues(wireAttributes(p.Attributes))
+		attrs, err := storedValues(p.Attributes)
 		if err != nil {
 			return mt, err
 		}

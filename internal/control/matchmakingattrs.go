@@ -52,11 +52,16 @@ func attributeValues(in map[string]wire.AttributeValue) (map[string]ruleset.Valu
 	return out, nil
 }
 
-// wireAttributes converts stored attributes back to the wire's shape.
-func wireAttributes(in map[string]game.AttributeValue) map[string]wire.AttributeValue {
-	out := make(map[string]wire.AttributeValue, len(in))
+// storedValues converts stored attributes, as attributeValues does the
+// wire's, without building the wire's map first.
+func storedValues(in map[string]game.AttributeValue) (map[string]ruleset.Value, error) {
+	out := make(map[string]ruleset.Value, len(in))
 	for k, a := range in {
-		out[k] = wire.AttributeValue{S: a.S, N: a.N, SL: a.SL, SDM: a.SDM}
+		v, err := attributeValue(k, wire.AttributeValue{S: a.S, N: a.N, SL: a.SL, SDM: a.SDM})
+		if err != nil {
+			return nil, err
+		}
+		out[k] = v
 	}
-	return out
+	return out, nil
 }

@@ -9,6 +9,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/anylift/anylift/internal/game"
@@ -107,7 +108,7 @@ func Rank(cands []Candidate, r Request, now time.Time) []Candidate {
 		out = append(out, c)
 	}
 	less := comparer(criteria(r), lat, r.LocationOrder)
-	sort.SliceStable(out, func(i, j int) bool { return less(out[i], out[j]) < 0 })
+	slices.SortStableFunc(out, less)
 	if r.Override != nil {
 		out = overrideOrder(out, r.Override)
 	}
@@ -167,7 +168,7 @@ func comparer(order []string, lat map[string]*latencyStats, locationOrder []stri
 				d = a.Destination - b.Destination
 			case game.PriorityLocation:
 				if d = rank(a.Location) - rank(b.Location); d == 0 {
-					d = cmpString(a.Location, b.Location)
+					d = strings.Compare(a.Location, b.Location)
 				}
 			}
 			if d != 0 {
@@ -202,16 +203,6 @@ func overrideOrder(ranked []Candidate, o *game.PriorityOverride) []Candidate {
 }
 
 func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-func cmpString(a, b string) int {
 	switch {
 	case a < b:
 		return -1
