@@ -23,7 +23,7 @@ func configFrom(t *testing.T, args []string, env map[string]string) (server.Conf
 	if err := layer(fs, args, func(k string) string { return env[k] }); err != nil {
 		return server.Config{}, err
 	}
-	return build()
+	return build(io.Discard)
 }
 
 func writeFile(t *testing.T, name, text string) string {

@@ -38,16 +38,12 @@ func dev(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return fmt.Errorf("--launch %s: not an executable file", *launch)
 		}
 	}
-	cfg, err := build()
-	if err != nil {
-		return err
-	}
-	log, err := logger(stderr, fs.Lookup("log-level").Value.String())
+	cfg, err := build(stderr)
 	if err != nil {
 		return err
 	}
 	return devenv.Run(ctx, devenv.Config{
-		Server: cfg, Launch: *launch, Count: *count, Args: gameArgs, Out: stdout, Log: log,
+		Server: cfg, Launch: *launch, Count: *count, Args: gameArgs, Out: stdout, Log: cfg.Log,
 	})
 }
 

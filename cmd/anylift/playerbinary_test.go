@@ -5,7 +5,6 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -22,16 +21,7 @@ func TestBinaryServesPlayerGateway(t *testing.T) {
 	secret := writeFile(t, "player-secret", strings.Repeat("k", 48))
 	cmd := exec.CommandContext(ctx, bin, "serve", "--listen", "127.0.0.1:0", "--tls-listen", "", "--data-dir", t.TempDir(),
 		"--access-key", "AKIDBIN", "--secret-key", "secret", "--player-listen", "127.0.0.1:0", "--player-jwt-hs256-secret-file", secret)
-	cmd.Env = append(os.Environ(), "ANYLIFT_CONFIG=")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdout, stderr := startPiped(t, cmd)
 	defer func() { cmd.Process.Kill(); cmd.Wait() }()
 	r := bufio.NewReader(stdout)
 	var gateway string

@@ -5,15 +5,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"time"
 
 	"github.com/anylift/anylift/internal/server"
 )
 
 // serveFlags defines the flags of "anylift serve" into fs and returns the
-// function that turns them into a server.Config.
-func serveFlags(fs *flag.FlagSet) func() (server.Config, error) {
+// function that turns them into a server.Config, whose Log writes to logTo
+// at the --log-level.
+func serveFlags(fs *flag.FlagSet) func(logTo io.Writer) (server.Config, error) {
 	fs.String("config", "", "JSON file of settings, keyed by flag name")
 	listen := fs.String("listen", "127.0.0.1:9870", "address of the control-plane API")
 	dataDir := fs.String("data-dir", "anylift-data", "directory of the embedded store")
@@ -45,7 +45,7 @@ func serveFlags(fs *flag.FlagSet) func() (server.Config, error) {
 	ev := eventFlags(fs)
 	player := playerFlags(fs)
 	metricsRetention := fs.Duration("metrics-retention", 14*24*time.Hour, "how long the per-minute metric history behind the console's graphs is kept")
-	return func() (server.Config, error) {
+	return func(logTo io.Writer) (server.Config, error) {
 		creds := map[string]string{}
 		if *accessKey != "" || *secretKey != "" {
 			if *accessKey == "" || *secretKey == "" {
@@ -61,9 +61,9 @@ func serveFlags(fs *flag.FlagSet) func() (server.Config, error) {
 		if *searchPage < 1 {
 			return server.Config{}, fmt.Errorf("--search-page-size must be at least 1")
 		}
-		var level slog.Level
-		if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
-			return server.Config{}, fmt.Errorf("--log-level: %w", err)
+		log, err := logger(logTo, *logLevel)
+		if err != nil {
+			return server.Config{}, err
 		}
 		ev, err := ev()
 		if err != nil {
@@ -74,6 +74,7 @@ func serveFlags(fs *flag.FlagSet) func() (server.Config, error) {
 			return server.Config{}, err
 		}
 		return server.Config{
+			Log:       log,
 			TLSListen: *tlsListen, TLSCert: *tlsCert, TLSKey: *tlsKey,
 			HealthCheckInterval: *healthInterval, ProcessLostGrace: *lostGrace,
 			Listen: *listen, DataDir: *dataDir, Store: *storeURL,
@@ -101,11 +102,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if help, err := parseFlags(fs, args, getenv, stdout, ""); help || err != nil {
 		return err
 	}
-	cfg, err := build()
+	cfg, err := build(stderr)
 	if err != nil {
-		return err
-	}
-	if cfg.Log, err = logger(stderr, fs.Lookup("log-level").Value.String()); err != nil {
 		return err
 	}
 	srv, err := server.Start(ctx, cfg)
