@@ -107,12 +107,13 @@ func validHost(h string) bool {
 		if _, err := strconv.ParseUint(port, 10, 16); err != nil {
 			return false
 		}
+		if strings.HasPrefix(h, "[") {
+			return strings.Contains(hp, ":") && net.ParseIP(hp) != nil // [IPv6]:port
+		}
 		host = hp
-	} else if strings.HasPrefix(h, "[") {
-		return false
 	}
-	if net.ParseIP(host) != nil {
-		return true
+	if host == "" {
+		return false
 	}
 	for _, c := range []byte(host) {
 		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.') {

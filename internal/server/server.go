@@ -105,6 +105,9 @@ type Server struct {
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // Start opens the store, listens on cfg.Listen and serves in the
@@ -360,7 +363,13 @@ func (s *Server) Service() *control.Service { return s.svc }
 
 // Close stops accepting requests, lets those in flight finish (until ctx
 // ends), stops the background loops and closes the store.
+// Closing again does nothing and returns the first Close's result.
 func (s *Server) Close(ctx context.Context) error {
+	s.closeOnce.Do(func() { s.closeErr = s.close(ctx) })
+	return s.closeErr
+}
+
+func (s *Server) close(ctx context.Context) error {
 	drainCtx, cancelDrain := context.WithTimeout(ctx, s.drainTimeout())
 	s.drain(drainCtx)
 	cancelDrain()
