@@ -15,7 +15,7 @@ import (
 // at the --log-level.
 func serveFlags(fs *flag.FlagSet) func(logTo io.Writer) (server.Config, error) {
 	fs.String("config", "", "JSON file of settings, keyed by flag name")
-	listen := fs.String("listen", "127.0.0.1:9870", "address of the control-plane API")
+	listen := fs.String("listen", "127.0.0.1:9870", "address of the control-plane API and the process endpoint, plain HTTP and TLS on one port")
 	dataDir := fs.String("data-dir", "anylift-data", "directory of the embedded store")
 	storeURL := fs.String("store", "", "postgres://... to use PostgreSQL instead of the embedded store")
 	region := fs.String("region", "us-west-2", "home region, written into ARNs")
@@ -25,8 +25,8 @@ func serveFlags(fs *flag.FlagSet) func(logTo io.Writer) (server.Config, error) {
 	credFile := fs.String("credentials-file", "", "file of accepted key pairs, one \"ACCESS_KEY_ID SECRET_KEY\" per line")
 	anyCreds := fs.Bool("insecure-any-credentials", false, "accept any well-formed signature (local development only)")
 	sdkEndpoint := fs.String("sdk-endpoint", "", "WebSocket URL advertised to game servers (default ws://<listen address>; set it for machines behind NAT)")
-	tlsListen := fs.String("tls-listen", "127.0.0.1:9871", "address of the process endpoint over TLS (the C++ SDK and Unreal need it; empty: none)")
-	tlsCert := fs.String("tls-cert", "", "certificate of the TLS listener (default: self-signed, generated once into --data-dir)")
+	tlsListen := fs.String("tls-listen", "127.0.0.1:9871", "address of a TLS-only listener as well (empty: none); --listen speaks TLS too")
+	tlsCert := fs.String("tls-cert", "", "certificate for TLS on both listeners (default: self-signed, generated once into --data-dir)")
 	tlsKey := fs.String("tls-key", "", "key of --tls-cert")
 	healthInterval := fs.Duration("health-check-interval", 60*time.Second, "expected interval of process health reports; three missed end a process")
 	lostGrace := fs.Duration("process-lost-grace", 30*time.Second, "time a disconnected process has to reconnect before it is lost")

@@ -27,7 +27,7 @@ func TestRestartedNodeReleasesItsProcesses(t *testing.T) {
 		gone, back := ProcessRef{fleet, "h1", "gone"}, ProcessRef{fleet, "h1", "back"}
 		must(t, before.JoinCluster(ctx))
 		for _, p := range []ProcessRef{gone, back} {
-			must(t, before.ProcessConnected(ctx, p, "5.0", "Go", now.Add(time.Hour)))
+			must(t, before.ProcessConnected(ctx, p, Connection{SDKVersion: "5.0", SDKLanguage: "Go", TokenExpires: now.Add(time.Hour)}))
 			hub.open[p] = true
 		}
 
@@ -48,7 +48,7 @@ func TestRestartedNodeReleasesItsProcesses(t *testing.T) {
 			}
 		}
 		now = now.Add(10 * time.Second)
-		must(t, after.ProcessConnected(ctx, back, "5.0", "Go", now.Add(time.Hour)))
+		must(t, after.ProcessConnected(ctx, back, Connection{SDKVersion: "5.0", SDKLanguage: "Go", TokenExpires: now.Add(time.Hour)}))
 		timers()
 		if got := stallProcess(t, after, gone); got.Status == game.ProcessTerminated {
 			t.Fatal("lost before the grace ran out")

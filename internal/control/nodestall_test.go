@@ -62,7 +62,7 @@ func TestStalledNodeKeepsItsLiveConnections(t *testing.T) {
 		live, closed := ProcessRef{fleet, "h1", "live"}, ProcessRef{fleet, "h1", "closed"}
 		must(t, a.BeatNode(ctx))
 		for _, p := range []ProcessRef{live, closed} {
-			must(t, a.ProcessConnected(ctx, p, "5.0", "Go", now.Add(time.Hour)))
+			must(t, a.ProcessConnected(ctx, p, Connection{SDKVersion: "5.0", SDKLanguage: "Go", TokenExpires: now.Add(time.Hour)}))
 			hub.open[p] = true
 		}
 		// closed's connection went without its disconnection being recorded.
@@ -101,7 +101,7 @@ func TestStalledNodeKeepsItsLiveConnections(t *testing.T) {
 		// holder record goes at the next sweep.
 		gone := node("gone", 0)
 		orphan := ProcessRef{fleet, "h1", "orphan"}
-		must(t, gone.ProcessConnected(ctx, orphan, "5.0", "Go", now.Add(time.Hour)))
+		must(t, gone.ProcessConnected(ctx, orphan, Connection{SDKVersion: "5.0", SDKLanguage: "Go", TokenExpires: now.Add(time.Hour)}))
 		must(t, c.sweepOrphans(ctx))
 		now = now.Add(time.Minute)
 		must(t, c.sweepProcesses(ctx))

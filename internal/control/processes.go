@@ -39,19 +39,27 @@ func (s *Service) push(p ProcessRef, msg sdkwire.Push) bool {
 
 func refOf(p *game.Process) ProcessRef { return ProcessRef{p.FleetID, p.ComputeName, p.PID} }
 
+// Connection describes a server process's new connection.
+type Connection struct {
+	SDKVersion, SDKLanguage string // empty: keep what an earlier connection said
+	// Endpoint is the ws:// or wss:// URL the connection reached (empty
+	// when unknown).
+	Endpoint     string
+	TokenExpires time.Time // when the connection's auth token expires
+}
+
 // ProcessConnected records a connection of a server process (a new one, a
-// reconnect or a refreshed connection) whose auth token expires at
-// tokenExpires. The compute must be registered.
-func (s *Service) ProcessConnected(ctx context.Context, ref ProcessRef, sdkVersion, sdkLanguage string, tokenExpires time.Time) error {
+// reconnect or a refreshed connection). The compute must be registered.
+func (s *Service) ProcessConnected(ctx context.Context, ref ProcessRef, c Connection) error {
 	now := s.clock()
 	return s.update(ctx, func(tx store.Tx) error {
-		c, err := tx.GetCompute(ref.FleetID, ref.ComputeName)
+		compute, err := tx.GetCompute(ref.FleetID, ref.ComputeName)
 		if err != nil {
 			return err
 		}
 		p, err := tx.GetProcess(ref.FleetID, ref.ComputeName, ref.PID)
 		if game.IsKind(err, game.NotFound) {
-			p = &game.Process{FleetID: ref.FleetID, ComputeName: ref.ComputeName, PID: ref.PID, Location: c.Location,
+			p = &game.Process{FleetID: ref.FleetID, ComputeName: ref.ComputeName, PID: ref.PID, Location: compute.Location,
 				Status: game.ProcessConnected, Healthy: true, CreationTime: now, LastHeartbeat: now}
 		} else if err != nil {
 			return err
@@ -59,9 +67,9 @@ func (s *Service) ProcessConnected(ctx context.Context, ref ProcessRef, sdkVersi
 		if p.Status == game.ProcessTerminated {
 			return game.Errorf(game.InvalidRequest, "server process %s has ended", ref.PID)
 		}
-		p.Connected, p.DisconnectedAt, p.TokenExpires = true, time.Time{}, tokenExpires
-		if sdkVersion != "" {
-			p.SDKVersion, p.SDKLanguage = sdkVersion, sdkLanguage
+		p.Connected, p.DisconnectedAt, p.TokenExpires, p.Endpoint = true, time.Time{}, c.TokenExpires, c.Endpoint
+		if c.SDKVersion != "" {
+			p.SDKVersion, p.SDKLanguage = c.SDKVersion, c.SDKLanguage
 		}
 		if err := tx.HoldProcess(keyOf(ref), s.cfg.NodeID); err != nil {
 			return err

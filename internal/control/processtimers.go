@@ -86,12 +86,23 @@ func (s *Service) refreshConnection(ctx context.Context, p *game.Process) error 
 	if err != nil {
 		return err
 	}
-	s.push(refOf(p), &sdkwire.RefreshConnection{RefreshConnectionEndpoint: s.cfg.SDKEndpoint, AuthToken: out.Secret})
+	s.push(refOf(p), &sdkwire.RefreshConnection{RefreshConnectionEndpoint: s.refreshEndpoint(p), AuthToken: out.Secret})
 	// Until the process reconnects, do not refresh it again at every tick.
 	return s.updateProcess(ctx, refOf(p), func(tx store.Tx, q *game.Process) error {
 		q.TokenExpires = out.Expires
 		return nil
 	})
+}
+
+// refreshEndpoint is where a RefreshConnection sends p: the configured
+// public endpoint when there is one, else the URL p connected through, so
+// that a process that came over TLS stays on TLS (the C++ SDK speaks
+// nothing else; a Go SDK that chose wss:// keeps it).
+func (s *Service) refreshEndpoint(p *game.Process) string {
+	if s.cfg.SDKEndpointPublic || p.Endpoint == "" {
+		return s.cfg.SDKEndpoint
+	}
+	return p.Endpoint
 }
 
 // sweepActivations ends game sessions still ACTIVATING after their fleet's

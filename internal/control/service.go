@@ -41,6 +41,11 @@ type Config struct {
 	// returned as a compute's GameLiftServiceSdkEndpoint
 	// (ws://127.0.0.1:9870).
 	SDKEndpoint string
+	// SDKEndpointPublic says SDKEndpoint was configured (a load balancer,
+	// a public name) rather than derived from the listener: then every
+	// RefreshConnection sends processes there. Otherwise each process is
+	// sent back to the URL it connected through, TLS or not.
+	SDKEndpointPublic bool
 	// NodeID names this node in the store (a random id when empty);
 	// NodeAddress is the base URL of its internal forwarding listener
 	// (empty: none). A node whose heartbeat is NodeTTL old by the

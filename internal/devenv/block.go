@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/anylift/anylift/internal/sdkserver"
 )
 
 // printBlock prints what a developer needs, once: the variables that point
@@ -41,9 +43,9 @@ func printBlock(w io.Writer, e *Env, cfg Config) {
 	p("")
 	p("Each process also needs a unique -processid (GAMELIFT_SDK_PROCESS_ID).")
 	p("The auth token expires at %s; running servers are refreshed by the service.", exp.UTC().Format(time.RFC3339))
-	if tls := e.Server.TLSAddr(); tls != "" {
-		p("TLS endpoint (C++ SDK, Unreal): wss://%s", tls)
-	}
+	p("The URL serves every server SDK: its port speaks plain and TLS (the C++ SDK in Unreal and O3DE")
+	p("always uses TLS and checks no certificate). A Go server given wss:// must trust")
+	p("  %s (SSL_CERT_FILE).", certPath(cfg))
 	if addr := e.Server.PlayerAddr(); addr != "" {
 		p("Player gateway for game clients: http://%s (dev mode: the X-Anylift-Player-Id header names the player)", addr)
 	}
@@ -52,4 +54,13 @@ func printBlock(w io.Writer, e *Env, cfg Config) {
 	}
 	p("Press Ctrl-C to stop.")
 	io.WriteString(w, b.String())
+}
+
+// certPath is the service's TLS certificate: --tls-cert, or the one
+// generated into the data directory.
+func certPath(cfg Config) string {
+	if cfg.Server.TLSCert != "" {
+		return cfg.Server.TLSCert
+	}
+	return filepath.Join(cfg.Server.DataDir, sdkserver.GeneratedCertFile)
 }

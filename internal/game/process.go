@@ -36,7 +36,11 @@ type Process struct {
 	DisconnectedAt time.Time
 	// TokenExpires is when the auth token of its connection expires: the
 	// connection is refreshed before then.
-	TokenExpires    time.Time
+	TokenExpires time.Time
+	// Endpoint is the ws:// or wss:// URL the current connection reached
+	// (empty when unknown): a RefreshConnection keeps the process on the
+	// same kind of connection.
+	Endpoint        string
 	CreationTime    time.Time
 	TerminationTime time.Time
 	// ActivationTime is when the process first became ACTIVE; Abnormal

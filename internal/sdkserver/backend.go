@@ -26,6 +26,12 @@ type Handshake struct {
 	IdempotencyToken string     // new per connect cycle in some SDKs
 	Query            url.Values // every query member as read, SigV4 ones included
 	RemoteAddr       string
+	// Endpoint is the URL the process reached this service at: wss:// when
+	// it came over TLS, ws:// otherwise, with the host and port it asked
+	// for (its Host header); "" when that host is not a plain host[:port].
+	// A RefreshConnection sent without a configured public endpoint points
+	// here, so a process that came over TLS stays on TLS.
+	Endpoint string
 }
 
 // Authenticator decides whether a handshake may open a connection. Any

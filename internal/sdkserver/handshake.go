@@ -2,8 +2,10 @@ package sdkserver
 
 import (
 	"errors"
+	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 )
 
@@ -33,6 +35,7 @@ func parseHandshake(r *http.Request) (*Handshake, error) {
 		IdempotencyToken: get("IdempotencyToken"),
 		Query:            q,
 		RemoteAddr:       r.RemoteAddr,
+		Endpoint:         endpointOf(r),
 	}
 	switch {
 	case h.PID == "":
@@ -79,4 +82,43 @@ func headerHas(h http.Header, key, token string) bool {
 		}
 	}
 	return false
+}
+
+// endpointOf is the ws:// or wss:// URL r was sent to.
+func endpointOf(r *http.Request) string {
+	if !validHost(r.Host) {
+		return ""
+	}
+	scheme := "ws://"
+	if r.TLS != nil {
+		scheme = "wss://"
+	}
+	return scheme + r.Host
+}
+
+// validHost reports whether h is a host name or IP address with an
+// optional port, and nothing else: it becomes part of a URL sent back.
+func validHost(h string) bool {
+	if h == "" || len(h) > 261 {
+		return false
+	}
+	host := h
+	if hp, port, err := net.SplitHostPort(h); err == nil {
+		if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+			return false
+		}
+		if strings.HasPrefix(h, "[") {
+			return strings.Contains(hp, ":") && net.ParseIP(hp) != nil // [IPv6]:port
+		}
+		host = hp
+	}
+	if host == "" {
+		return false
+	}
+	for _, c := range []byte(host) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
 }

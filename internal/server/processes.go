@@ -46,7 +46,8 @@ func (b *processes) Authenticate(ctx context.Context, h *sdkserver.Handshake) er
 	if err != nil {
 		return err
 	}
-	return b.svc.ProcessConnected(ctx, ref(h.Process), h.SDKVersion, h.SDKLanguage, expires)
+	return b.svc.ProcessConnected(ctx, ref(h.Process), control.Connection{SDKVersion: h.SDKVersion, SDKLanguage: h.SDKLanguage,
+		Endpoint: h.Endpoint, TokenExpires: expires})
 }
 
 // ProcessConnected sends again what the process may have missed while it

@@ -105,6 +105,9 @@ type Server struct {
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // Start opens the store, listens on cfg.Listen and serves in the
@@ -143,15 +146,21 @@ func openStore(ctx context.Context, cfg Config) (store.Store, error) {
 
 func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 	s := &Server{cfg: cfg, store: st}
-	var err error
-	if s.ln, err = listen(cfg.Listen, "127.0.0.1:9870"); err != nil {
+	tlsCfg, err := s.tlsConfig()
+	if err != nil {
 		return nil, err
 	}
+	ln, err := listen(cfg.Listen, "127.0.0.1:9870")
+	if err != nil {
+		return nil, err
+	}
+	s.ln = newDualListener(ln, tlsCfg, sniffTimeout)
 	if cfg.TLSListen != "" {
-		if s.tlsLn, err = s.listenTLS(); err != nil {
+		if s.tlsLn, err = net.Listen("tcp", cfg.TLSListen); err != nil {
 			s.ln.Close()
 			return nil, err
 		}
+		s.tlsLn = tls.NewListener(s.tlsLn, tlsCfg)
 	}
 	s.procs = &processes{log: cfg.Log}
 	if err := s.startNodeListener(); err != nil {
@@ -172,6 +181,7 @@ func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 		ReservationTimeout:   cfg.ReservationTimeout,
 		MaxPlayersPerSession: cfg.MaxPlayersPerSession,
 		SDKEndpoint:          sdkEndpoint,
+		SDKEndpointPublic:    cfg.SDKEndpoint != "",
 		SearchPageSize:       cfg.SearchPageSize,
 		HealthCheckInterval:  cfg.HealthCheckInterval,
 		ProcessLostGrace:     cfg.ProcessLostGrace,
@@ -248,10 +258,15 @@ func listen(addr, def string) (net.Listener, error) {
 	return net.Listen("tcp", addr)
 }
 
-// listenTLS opens the TLS listener of the process endpoint (the C++ SDK,
-// and so Unreal, always speaks TLS), with --tls-cert/--tls-key or a
-// self-signed certificate kept in the data directory.
-func (s *Server) listenTLS() (net.Listener, error) {
+// sniffTimeout bounds the wait for a new connection's first byte on the
+// API listener, which tells TLS from plain HTTP.
+const sniffTimeout = 10 * time.Second
+
+// tlsConfig is the TLS side of the API listener and of the TLS listener
+// (the C++ SDK, and so Unreal and O3DE, always speaks TLS), with
+// --tls-cert/--tls-key or a self-signed certificate kept in the data
+// directory. TLS 1.2 stays allowed: it is all the C++ and C# SDKs offer.
+func (s *Server) tlsConfig() (*tls.Config, error) {
 	dir := s.cfg.DataDir
 	if dir == "" {
 		dir = "."
@@ -261,11 +276,7 @@ func (s *Server) listenTLS() (net.Listener, error) {
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", s.cfg.TLSListen)
-	if err != nil {
-		return nil, err
-	}
-	return tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}), nil
+	return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
 }
 
 // serve runs the HTTP server on ln until Close.
@@ -352,7 +363,13 @@ func (s *Server) Service() *control.Service { return s.svc }
 
 // Close stops accepting requests, lets those in flight finish (until ctx
 // ends), stops the background loops and closes the store.
+// Closing again does nothing and returns the first Close's result.
 func (s *Server) Close(ctx context.Context) error {
+	s.closeOnce.Do(func() { s.closeErr = s.close(ctx) })
+	return s.closeErr
+}
+
+func (s *Server) close(ctx context.Context) error {
 	drainCtx, cancelDrain := context.WithTimeout(ctx, s.drainTimeout())
 	s.drain(drainCtx)
 	cancelDrain()

@@ -267,6 +267,24 @@ def auth(endpoint, c):
         code_of(unknown.list_locations) == "UnrecognizedClientException", "code"))
 
 
+def tls_same_port(endpoint, c):
+    """The API port speaks TLS too: boto3 over https:// to the same port
+    (the certificate is self-signed, so unverified here)."""
+    import urllib3
+    urllib3.disable_warnings(urllib3.exceptions.InsecureRequestWarning)
+    tls = boto3.client(
+        "gamelift",
+        endpoint_url=endpoint.replace("http://", "https://", 1),
+        region_name=REGION,
+        aws_access_key_id=os.environ["AWS_ACCESS_KEY_ID"],
+        aws_secret_access_key=os.environ["AWS_SECRET_ACCESS_KEY"],
+        verify=False,
+        config=botocore.config.Config(retries={"max_attempts": 1, "mode": "standard"}),
+    )
+    c.run("ListLocations over TLS on the API port", lambda: expect(
+        "Locations" in tls.list_locations(), "Locations"))
+
+
 def errors(gl, c):
     c.run("DeleteLocation of a missing location -> NotFoundException", lambda: raises(
         gl, "NotFoundException", gl.delete_location, LocationName="custom-missing"))
@@ -508,6 +526,7 @@ def matchmaking(gl, c):
 
 def main_phase(gl, endpoint, c, state):
     auth(endpoint, c)
+    tls_same_port(endpoint, c)
     errors(gl, c)
     matchmaking_rule_sets(gl, c)
     matchmaking(gl, c)
