@@ -46,6 +46,11 @@ type Config struct {
 	// RefreshConnection sends processes there. Otherwise each process is
 	// sent back to the URL it connected through, TLS or not.
 	SDKEndpointPublic bool
+	// AcceptExpiredTokens keeps every auth token minted here valid after
+	// its expiry, and never sweeps one ("anylift dev": the values it
+	// printed keep working for as long as its data lives). Connections
+	// are still refreshed with new tokens as they near expiry.
+	AcceptExpiredTokens bool
 	// NodeID names this node in the store (a random id when empty);
 	// NodeAddress is the base URL of its internal forwarding listener
 	// (empty: none). A node whose heartbeat is NodeTTL old by the

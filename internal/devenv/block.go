@@ -17,7 +17,7 @@ func printBlock(w io.Writer, e *Env, cfg Config) {
 	if w == nil {
 		return
 	}
-	tok, exp := e.Token()
+	tok, _ := e.Token()
 	vars := e.sdkVars()
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
@@ -42,7 +42,7 @@ func printBlock(w io.Writer, e *Env, cfg Config) {
 	}
 	p("")
 	p("Each process also needs a unique -processid (GAMELIFT_SDK_PROCESS_ID).")
-	p("The auth token expires at %s; running servers are refreshed by the service.", exp.UTC().Format(time.RFC3339))
+	p("Dev accepts this auth token for as long as %s lives; servers get fresh ones as they run.", cfg.Server.DataDir)
 	p("The URL serves every server SDK: its port speaks plain and TLS (the C++ SDK in Unreal and O3DE")
 	p("always uses TLS and checks no certificate). A Go server given wss:// must trust")
 	p("  %s (SSL_CERT_FILE).", certPath(cfg))

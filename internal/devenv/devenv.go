@@ -126,6 +126,12 @@ func (c *Config) defaults() {
 	if c.Server.DataDir == "" {
 		c.Server.DataDir = "anylift-data"
 	}
+	// Values printed once keep working for as long as the data directory
+	// lives, whatever --auth-token-ttl says; connected servers are still
+	// handed fresh tokens, as on GameLift.
+	c.Server.AcceptExpiredAuthTokens = true
+	c.Server.RefusedProcessHint = fmt.Sprintf("start it with the -websocketurl, -authtoken, -hostid and -fleetid anylift dev printed, "+
+		"or with the variables in %s", filepath.Join(c.Server.DataDir, envFile))
 }
 
 // run starts the agent (with --launch) and the token refresher, prints

@@ -6,6 +6,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"os/exec"
@@ -20,8 +21,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/gamelift/types"
 
 	"github.com/anylift/anylift/internal/devenv"
+	"github.com/anylift/anylift/internal/exectest"
 	"github.com/anylift/anylift/internal/server"
 	"github.com/anylift/anylift/internal/testclock"
+	sdk "github.com/anylift/anylift/sdk/server"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -273,5 +276,44 @@ func TestDevKeepsTokenFresh(t *testing.T) {
 	vars, err := os.ReadFile(filepath.Join(dir, "gamelift.env"))
 	if err != nil || !bytes.Contains(vars, []byte("GAMELIFT_SDK_AUTH_TOKEN="+tok+"\n")) {
 		t.Fatalf("gamelift.env: %q %v", vars, err)
+	}
+}
+
+// TestDevPrintedValuesOutliveTheToken: a game server started with the
+// values dev printed, after that token's expiry, connects; one started
+// with a token dev never minted is refused, and dev's log says so at
+// WARN with what to do.
+func TestDevPrintedValuesOutliveTheToken(t *testing.T) {
+	c := &testclock.Offset{}
+	logs := &exectest.LogRecords{}
+	d := startDev(t, t.TempDir(), func(cfg *devenv.Config) {
+		cfg.Server.Now, cfg.Server.AuthTokenTTL = c.Now, 10*time.Minute
+		cfg.Now, cfg.Wake = c.Now, c.Wake
+		cfg.Log = slog.New(logs)
+	})
+	printed, exp := d.env.Token()
+	c.Advance(11 * time.Minute)
+	if !c.Now().After(exp) {
+		t.Fatalf("now %v, token expires %v", c.Now(), exp)
+	}
+	connect := func(pid, token string) error {
+		p, err := sdk.Init(sdk.ServerParameters{WebSocketURL: d.env.Server.SDKEndpoint(), ProcessID: pid, HostID: devenv.ComputeName,
+			FleetID: d.env.FleetID, AuthToken: token}, sdk.Options{Getenv: func(string) string { return "" }, Exit: func(int) {},
+			ConnectAttempts: 1, HealthCheckInterval: time.Hour, Logger: slog.New(slog.DiscardHandler)})
+		if err == nil {
+			p.Destroy()
+		}
+		return err
+	}
+	if err := connect("late-server", printed); err != nil {
+		t.Fatalf("the printed token, after its expiry: %v", err)
+	}
+	if err := connect("wrong-token", "not-a-token-dev-minted"); err == nil {
+		t.Fatal("a token dev never minted was accepted")
+	}
+	want := map[string]string{"level": "WARN", "process": "wrong-token",
+		"msg": "a game server was refused: the auth token is not valid for this fleet and compute"}
+	if !logs.Has(want) {
+		t.Fatalf("no warning %v", want)
 	}
 }

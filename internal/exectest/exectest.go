@@ -143,7 +143,7 @@ func (l *LogRecords) WithGroup(string) slog.Handler            { return l }
 
 // Handle keeps r.
 func (l *LogRecords) Handle(_ context.Context, r slog.Record) error {
-	m := map[string]string{"msg": r.Message}
+	m := map[string]string{"msg": r.Message, "level": r.Level.String()}
 	r.Attrs(func(a slog.Attr) bool { m[a.Key] = a.Value.String(); return true })
 	l.mu.Lock()
 	defer l.mu.Unlock()

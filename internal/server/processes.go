@@ -19,6 +19,8 @@ type processes struct {
 	hub *sdkserver.Server
 	fwd *cluster.Client // nil without a node secret: nothing is forwarded
 	log *slog.Logger
+	// hint, when set, is logged as a warning with each refused handshake.
+	hint string
 }
 
 var (
@@ -44,6 +46,10 @@ func (b *processes) Authenticate(ctx context.Context, h *sdkserver.Handshake) er
 	}
 	expires, err := b.svc.AuthTokenExpiry(ctx, h.AuthToken, h.FleetID, h.ComputeID)
 	if err != nil {
+		if b.hint != "" && game.IsKind(err, game.Unauthorized) {
+			b.log.Warn("a game server was refused: "+err.Error(), "process", h.PID, "fleet", h.FleetID, "compute", h.ComputeID,
+				"fix", b.hint)
+		}
 		return err
 	}
 	return b.svc.ProcessConnected(ctx, ref(h.Process), control.Connection{SDKVersion: h.SDKVersion, SDKLanguage: h.SDKLanguage,

@@ -40,6 +40,11 @@ type Config struct {
 	Credentials map[string]string
 	// AnyCredentials accepts any well-formed signature. Local use only.
 	AnyCredentials bool
+	// AcceptExpiredAuthTokens keeps compute auth tokens valid past their
+	// expiry ("anylift dev"); RefusedProcessHint, when set, is logged as a
+	// warning with every refused process handshake, saying what to do.
+	AcceptExpiredAuthTokens bool
+	RefusedProcessHint      string
 	// SQLiteSynchronous is FULL (default) or NORMAL.
 	SQLiteSynchronous string
 
@@ -162,7 +167,7 @@ func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 		}
 		s.tlsLn = tls.NewListener(s.tlsLn, tlsCfg)
 	}
-	s.procs = &processes{log: cfg.Log}
+	s.procs = &processes{log: cfg.Log, hint: cfg.RefusedProcessHint}
 	if err := s.startNodeListener(); err != nil {
 		s.ln.Close()
 		if s.tlsLn != nil {
@@ -182,6 +187,7 @@ func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 		MaxPlayersPerSession: cfg.MaxPlayersPerSession,
 		SDKEndpoint:          sdkEndpoint,
 		SDKEndpointPublic:    cfg.SDKEndpoint != "",
+		AcceptExpiredTokens:  cfg.AcceptExpiredAuthTokens,
 		SearchPageSize:       cfg.SearchPageSize,
 		HealthCheckInterval:  cfg.HealthCheckInterval,
 		ProcessLostGrace:     cfg.ProcessLostGrace,
