@@ -95,13 +95,6 @@ func hostOf(gs *game.GameSession) (ProcessRef, bool) {
 	return ProcessRef{gs.FleetID, gs.ComputeName, gs.ProcessID}, gs.ProcessID != ""
 }
 
-// pushUpdate tells the hosting process its session changed.
-func (s *Service) pushUpdate(gs *game.GameSession) {
-	if ref, ok := hostOf(gs); ok {
-		s.push(ref, &sdkwire.UpdateGameSession{GameSession: sessionMessage(gs), UpdateReason: "UNKNOWN"})
-	}
-}
-
 // pushTerminate asks the hosting process to end (onProcessTerminate); its
 // ProcessEnding then ends the session. A session whose process cannot be
 // reached ends at once: nothing is left to wait for.
