@@ -58,7 +58,11 @@ func (s *Service) CreateGameSession(ctx context.Context, in *wire.CreateGameSess
 	if !replay {
 		s.push(refOf(proc), startMessage(gs))
 	}
-	return &wire.CreateGameSessionOutput{GameSession: gameSessionOut(gs)}, nil
+	out := gameSessionOut(gs)
+	// GameLift's CreateGameSession answer on an Anywhere fleet leaves the
+	// hosting compute out; DescribeGameSessions and the others name it.
+	out.ComputeName = nil
+	return &wire.CreateGameSessionOutput{GameSession: out}, nil
 }
 
 // startMessage is the CreateGameSession push: onStartGameSession's
