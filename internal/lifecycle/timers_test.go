@@ -220,14 +220,12 @@ func TestReconnectWithinGraceKeepsProcessAndSession(t *testing.T) {
 		h.advance(60 * time.Second)
 		h.wantSession(id, types.GameSessionStatusActive, "")
 		again.heartbeat(true) // no second ActivateServerProcess: the SDKs never resend it
-		if _, err := h.gl.UpdateGameSession(t.Context(), &gamelift.UpdateGameSessionInput{GameSessionId: aws.String(id),
-			Name: aws.String("renamed")}); err != nil {
+		// Pushes reach the new connection.
+		if _, err := h.gl.TerminateGameSession(t.Context(), &gamelift.TerminateGameSessionInput{GameSessionId: aws.String(id),
+			TerminationMode: types.TerminationModeTriggerOnProcessTerminate}); err != nil {
 			t.Fatal(err)
 		}
-		m := again.push("UpdateGameSession")
-		if gs, _ := m["GameSession"].(map[string]any); gs["Name"] != "renamed" || gs["GameSessionId"] != id {
-			t.Errorf("UpdateGameSession push %v", m)
-		}
+		again.push("TerminateProcess")
 		h.wantEvents(h.fleet)
 	})
 }
