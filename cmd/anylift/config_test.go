@@ -90,11 +90,37 @@ func TestConfigErrors(t *testing.T) {
 		"stray argument":     {[]string{"extra"}, nil, "unexpected argument"},
 		"key without secret": {[]string{"--access-key", "AKID"}, nil, "go together"},
 		"bad log level":      {[]string{"--log-level", "loud"}, nil, "log-level"},
+		"zero unhealthy":     {[]string{"--unhealthy-timeout", "0s"}, nil, "unhealthy-timeout"},
 	} {
 		_, err := configFrom(t, tc.args, tc.env)
 		if err == nil || !strings.Contains(err.Error(), tc.words) {
 			t.Errorf("%s: got %v, want an error containing %q", name, err, tc.words)
 		}
+	}
+}
+
+func TestUnhealthyTimeoutAndAgentEndpoint(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		env  map[string]string
+		want time.Duration
+	}{
+		{nil, nil, 3 * time.Minute},
+		{[]string{"--unhealthy-timeout", "90s"}, nil, 90 * time.Second},
+		{nil, map[string]string{"ANYLIFT_UNHEALTHY_TIMEOUT": "5m"}, 5 * time.Minute},
+		// The older flag still works: three intervals, unless the new one
+		// is given as well.
+		{[]string{"--health-check-interval", "10s"}, nil, 30 * time.Second},
+		{[]string{"--health-check-interval", "10s", "--unhealthy-timeout", "1m"}, nil, time.Minute},
+	} {
+		cfg, err := configFrom(t, tc.args, tc.env)
+		if err != nil || cfg.UnhealthyTimeout != tc.want {
+			t.Errorf("%v %v: UnhealthyTimeout %v (%v), want %v", tc.args, tc.env, cfg.UnhealthyTimeout, err, tc.want)
+		}
+	}
+	cfg, err := configFrom(t, []string{"--agent-endpoint", "https://games.example"}, nil)
+	if err != nil || cfg.AgentEndpoint != "https://games.example" {
+		t.Errorf("--agent-endpoint: %q (%v)", cfg.AgentEndpoint, err)
 	}
 }
 

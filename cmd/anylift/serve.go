@@ -25,10 +25,12 @@ func serveFlags(fs *flag.FlagSet) func(logTo io.Writer) (server.Config, error) {
 	credFile := fs.String("credentials-file", "", "file of accepted key pairs, one \"ACCESS_KEY_ID SECRET_KEY\" per line")
 	anyCreds := fs.Bool("insecure-any-credentials", false, "accept any well-formed signature (local development only)")
 	sdkEndpoint := fs.String("sdk-endpoint", "", "WebSocket URL advertised to game servers (default ws://<listen address>; set it for machines behind NAT)")
+	agentEndpoint := fs.String("agent-endpoint", "", "API URL advertised to agents as a compute's GameLiftAgentEndpoint (default http://<listen address>)")
 	tlsListen := fs.String("tls-listen", "127.0.0.1:9871", "address of a TLS-only listener as well (empty: none); --listen speaks TLS too")
 	tlsCert := fs.String("tls-cert", "", "certificate for TLS on both listeners (default: self-signed, generated once into --data-dir)")
 	tlsKey := fs.String("tls-key", "", "key of --tls-cert")
-	healthInterval := fs.Duration("health-check-interval", 60*time.Second, "expected interval of process health reports; three missed end a process")
+	unhealthyTimeout := fs.Duration("unhealthy-timeout", 3*time.Minute, "time an active process may go without a healthy report before it is ended as unhealthy")
+	healthInterval := fs.Duration("health-check-interval", 0, "deprecated: sets --unhealthy-timeout to three times this, when --unhealthy-timeout is not given")
 	lostGrace := fs.Duration("process-lost-grace", 30*time.Second, "time a disconnected process has to reconnect before it is lost")
 	tokenTTL := fs.Duration("auth-token-ttl", 15*time.Minute, "lifetime of compute auth tokens")
 	reservation := fs.Duration("reservation-timeout", 60*time.Second, "time a RESERVED player session waits to be accepted")
@@ -58,6 +60,12 @@ func serveFlags(fs *flag.FlagSet) func(logTo io.Writer) (server.Config, error) {
 				return server.Config{}, err
 			}
 		}
+		if *healthInterval > 0 && !flagSet(fs, "unhealthy-timeout") {
+			*unhealthyTimeout = 3 * *healthInterval
+		}
+		if *unhealthyTimeout <= 0 || *healthInterval < 0 {
+			return server.Config{}, fmt.Errorf("--unhealthy-timeout and --health-check-interval must be positive")
+		}
 		if *searchPage < 1 {
 			return server.Config{}, fmt.Errorf("--search-page-size must be at least 1")
 		}
@@ -76,13 +84,14 @@ func serveFlags(fs *flag.FlagSet) func(logTo io.Writer) (server.Config, error) {
 		return server.Config{
 			Log:       log,
 			TLSListen: *tlsListen, TLSCert: *tlsCert, TLSKey: *tlsKey,
-			HealthCheckInterval: *healthInterval, ProcessLostGrace: *lostGrace,
+			UnhealthyTimeout: *unhealthyTimeout, ProcessLostGrace: *lostGrace,
 			Listen: *listen, DataDir: *dataDir, Store: *storeURL,
 			Region: *region, AccountID: *account,
 			Credentials: creds, AnyCredentials: *anyCreds,
 			SQLiteSynchronous:    *syncMode,
 			AuthTokenTTL:         *tokenTTL,
 			SDKEndpoint:          *sdkEndpoint,
+			AgentEndpoint:        *agentEndpoint,
 			ReservationTimeout:   *reservation,
 			MaxPlayersPerSession: *maxPlayers,
 			SearchPageSize:       *searchPage,
@@ -126,4 +135,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	shutdown, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	return srv.Close(shutdown)
+}
+
+// flagSet reports whether the flag name was given (on the command line, in
+// the environment or in the config file).
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

@@ -52,7 +52,7 @@ func (e *reportEnv) process(t *testing.T, pid, status string) {
 	t.Helper()
 	now := time.Now()
 	p := &game.Process{FleetID: e.fleet, ComputeName: "host", PID: pid, Location: "custom-rep", Status: status,
-		Connected: status != game.ProcessTerminated, CreationTime: now, LastHeartbeat: now, Healthy: true}
+		Connected: status != game.ProcessTerminated, CreationTime: now, LastHealthy: now, Healthy: true}
 	if status == game.ProcessTerminated {
 		p.TerminationTime = now
 	}

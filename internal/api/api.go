@@ -202,12 +202,16 @@ func (h *Handler) writeError(w http.ResponseWriter, p wire.Protocol, reqID strin
 	w.Write(wire.EncodeError(p, ex.code, message))
 }
 
-// op adapts an operation method to a handler: decode, validate, call.
+// op adapts an operation method to a handler: decode, normalize (the few
+// inputs that accept another spelling of an enum value), validate, call.
 func op[In any, Out any](fn func(context.Context, *In) (*Out, error)) handler {
 	return func(ctx context.Context, p wire.Protocol, body []byte) (any, error) {
 		in := new(In)
 		if err := wire.Decode(p, body, in); err != nil {
 			return nil, game.Errorf(game.InvalidRequest, "%s", err.Error())
+		}
+		if n, ok := any(in).(interface{ Normalize() }); ok {
+			n.Normalize()
 		}
 		if v, ok := any(in).(interface{ Validate() error }); ok {
 			if err := v.Validate(); err != nil {

@@ -65,7 +65,9 @@ func register(gl *gamelift.Client, fleet, name, location, ip string) (*gamelift.
 func TestRegisterComputeWithGoSDK(t *testing.T) {
 	for name, opts := range apitest.Backends(t) {
 		t.Run(name, func(t *testing.T) {
-			env := apitest.Start(t, append(opts, func(c *server.Config) { c.SDKEndpoint = "wss://games.example:443" })...)
+			env := apitest.Start(t, append(opts, func(c *server.Config) {
+				c.SDKEndpoint, c.AgentEndpoint = "wss://games.example:443", "https://games.example"
+			})...)
 			seedFleet(t, env, computeFleet, "custom-a", "custom-b")
 			gl := env.Client()
 			ctx := context.Background()
@@ -80,7 +82,8 @@ func TestRegisterComputeWithGoSDK(t *testing.T) {
 				"ComputeName": {aws.ToString(c.ComputeName), "host-1"},
 				"ComputeArn":  {aws.ToString(c.ComputeArn), "arn:aws:gamelift:us-west-2:123456789012:compute/host-1"},
 				"IpAddress":   {aws.ToString(c.IpAddress), "10.0.0.1"},
-				"Status":      {string(c.ComputeStatus), "ACTIVE"},
+				"Status":      {string(c.ComputeStatus), "Active"}, // not the model's enum spelling: the SDK keeps it as sent
+				"Agent":       {aws.ToString(c.GameLiftAgentEndpoint), "https://games.example"},
 				"Location":    {aws.ToString(c.Location), "custom-a"},
 				"Endpoint":    {aws.ToString(c.GameLiftServiceSdkEndpoint), "wss://games.example:443"},
 			}
@@ -115,7 +118,8 @@ func TestRegisterComputeWithGoSDK(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if aws.ToString(d.Compute.IpAddress) != "10.0.0.1" || aws.ToString(d.Compute.GameLiftServiceSdkEndpoint) != "wss://games.example:443" {
+			if aws.ToString(d.Compute.IpAddress) != "10.0.0.1" || aws.ToString(d.Compute.GameLiftServiceSdkEndpoint) != "wss://games.example:443" ||
+				d.Compute.ComputeStatus != "Active" || aws.ToString(d.Compute.GameLiftAgentEndpoint) != "https://games.example" {
 				t.Errorf("DescribeCompute by ARN = %+v", d.Compute)
 			}
 		})
@@ -224,6 +228,15 @@ func TestListComputeWithGoSDK(t *testing.T) {
 			}
 			if names, _ := list(&gamelift.ListComputeInput{ComputeStatus: types.ListComputeInputStatusActive}); len(names) != 5 {
 				t.Errorf("ListCompute ACTIVE = %v", names)
+			}
+			// The filter also takes the spelling the answers use.
+			if names, _ := list(&gamelift.ListComputeInput{ComputeStatus: "Active"}); len(names) != 5 {
+				t.Errorf("ListCompute Active = %v", names)
+			}
+			out, err := gl.ListCompute(ctx, &gamelift.ListComputeInput{FleetId: aws.String(computeFleet), Limit: aws.Int32(1)})
+			if err != nil || len(out.ComputeList) != 1 || out.ComputeList[0].ComputeStatus != "Active" ||
+				aws.ToString(out.ComputeList[0].GameLiftAgentEndpoint) != env.Server.URL() {
+				t.Errorf("ListCompute = %+v (%v), want Active and the agent endpoint %s", out, err, env.Server.URL())
 			}
 		})
 	}
@@ -419,7 +432,8 @@ func TestComputesWithJSON(t *testing.T) {
 		t.Fatalf("RegisterCompute: %d %s", r.Status, r.Body)
 	}
 	c, _ := r.JSON(t)["Compute"].(map[string]any)
-	if c["ComputeStatus"] != "ACTIVE" || c["DnsName"] != "json-1.example" || c["IpAddress"] != "192.168.1.2" {
+	if c["ComputeStatus"] != "Active" || c["DnsName"] != "json-1.example" || c["IpAddress"] != "192.168.1.2" ||
+		c["GameLiftAgentEndpoint"] != env.Server.URL() {
 		t.Errorf("Compute = %v", c)
 	}
 	if _, ok := c["CreationTime"].(float64); !ok {
@@ -443,6 +457,7 @@ func TestComputesWithJSON(t *testing.T) {
 		{"RegisterCompute", `{"FleetId": "` + computeFleet + `", "ComputeName": "json-2", "IpAddress": "192.168.1.3"}`, "InvalidRequestException"},
 		{"RegisterCompute", `{"FleetId": "` + computeFleet + `", "ComputeName": "json-2", "Location": "custom-a", "IpAddress": 7}`, "InvalidRequestException"},
 		{"ListCompute", `{"FleetId": "` + computeFleet + `", "ComputeStatus": "PENDING"}`, "InvalidRequestException"},
+		{"ListCompute", `{"FleetId": "` + computeFleet + `", "ComputeStatus": "Actives"}`, "InvalidRequestException"},
 		{"ListCompute", `{"FleetId": "` + computeFleet + `", "NextToken": "garbage"}`, "InvalidRequestException"},
 		{"DescribeCompute", `{"FleetId": "` + computeFleet + `", "ComputeName": "json-9"}`, "NotFoundException"},
 		{"GetComputeAuthToken", `{"FleetId": "` + otherFleet + `", "ComputeName": "json-1"}`, "NotFoundException"},

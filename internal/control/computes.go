@@ -166,7 +166,10 @@ func (s *Service) DescribeCompute(ctx context.Context, in *wire.DescribeComputeI
 }
 
 // ListCompute lists a fleet's computes by name, optionally in one location
-// and with one status. An unknown fleet is NotFound (semantics.md §10.3),
+// and with one status. The status filter takes the model's spelling
+// (ACTIVE, IMPAIRED) or, in any case, the spelling the answers use
+// ("Active"); the API layer has folded it to the model's by then
+// (wire.ListComputeInput.Normalize). An unknown fleet is NotFound (semantics.md §10.3),
 // although the model lists NotFoundException for neither ListCompute nor
 // RegisterCompute: the AWS SDKs then raise a generic API error with that
 // code. ContainerGroupDefinitionName applies only to container fleets and
@@ -204,11 +207,23 @@ func (s *Service) computeOut(c *game.Compute) *wire.Compute {
 		ComputeArn:                 wire.String(c.ARN),
 		IpAddress:                  wire.String(c.IPAddress),
 		DnsName:                    wire.String(c.DNSName),
-		ComputeStatus:              wire.String(c.Status),
+		ComputeStatus:              wire.String(computeStatusOut(c.Status)),
 		Location:                   wire.String(c.Location),
 		CreationTime:               wire.NewTime(c.CreationTime),
 		GameLiftServiceSdkEndpoint: wire.String(s.cfg.SDKEndpoint),
+		GameLiftAgentEndpoint:      wire.String(s.cfg.AgentEndpoint),
 	}
+}
+
+// computeStatusOut spells a compute status as GameLift answers it for an
+// Anywhere compute: "Active", although the API model's enum (and the
+// ListCompute filter) spell it ACTIVE (docs/decisions.md, Computes). Only
+// ACTIVE computes exist here; any other status is answered as stored.
+func computeStatusOut(status string) string {
+	if status == game.ComputeActive {
+		return "Active"
+	}
+	return status
 }
 
 // GetComputeAuthToken mints a new auth token for a registered compute,

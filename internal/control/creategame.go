@@ -58,7 +58,11 @@ func (s *Service) CreateGameSession(ctx context.Context, in *wire.CreateGameSess
 	if !replay {
 		s.push(refOf(proc), startMessage(gs))
 	}
-	return &wire.CreateGameSessionOutput{GameSession: gameSessionOut(gs)}, nil
+	out := gameSessionOut(gs)
+	// GameLift's CreateGameSession answer on an Anywhere fleet leaves the
+	// hosting compute out; DescribeGameSessions and the others name it.
+	out.ComputeName = nil
+	return &wire.CreateGameSessionOutput{GameSession: out}, nil
 }
 
 // startMessage is the CreateGameSession push: onStartGameSession's
@@ -93,13 +97,6 @@ func sessionMessage(gs *game.GameSession) sdkwire.GameSession {
 // never reached a process.
 func hostOf(gs *game.GameSession) (ProcessRef, bool) {
 	return ProcessRef{gs.FleetID, gs.ComputeName, gs.ProcessID}, gs.ProcessID != ""
-}
-
-// pushUpdate tells the hosting process its session changed.
-func (s *Service) pushUpdate(gs *game.GameSession) {
-	if ref, ok := hostOf(gs); ok {
-		s.push(ref, &sdkwire.UpdateGameSession{GameSession: sessionMessage(gs), UpdateReason: "UNKNOWN"})
-	}
 }
 
 // pushTerminate asks the hosting process to end (onProcessTerminate); its

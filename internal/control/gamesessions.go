@@ -78,7 +78,10 @@ func (s *Service) listGameSessions(ctx context.Context, q sessionQuery) (list []
 // protection policies, and merges GameProperties into its own (new keys
 // added, existing keys overwritten, none deleted). Only ACTIVATING and
 // ACTIVE sessions can change (InvalidGameSessionStatus otherwise).
-// Lowering the seats below the current count evicts nobody.
+// Lowering the seats below the current count evicts nobody. The hosting
+// process is told nothing: GameLift calls a server's onUpdateGameSession
+// only with match backfill results (matchbackfill.go), each with its
+// UpdateReason, and has no reason for a plain update.
 func (s *Service) UpdateGameSession(ctx context.Context, in *wire.UpdateGameSessionInput) (*wire.UpdateGameSessionOutput, error) {
 	if in.MaximumPlayerSessionCount != nil && int(*in.MaximumPlayerSessionCount) > s.cfg.MaxPlayersPerSession {
 		return nil, game.Errorf(game.InvalidRequest, "MaximumPlayerSessionCount %d is above the limit of %d player sessions per game session",
@@ -101,7 +104,6 @@ func (s *Service) UpdateGameSession(ctx context.Context, in *wire.UpdateGameSess
 	if err != nil {
 		return nil, err
 	}
-	s.pushUpdate(gs)
 	return &wire.UpdateGameSessionOutput{GameSession: gameSessionOut(gs)}, nil
 }
 

@@ -30,7 +30,7 @@ type sessionRequest struct {
 // that session as it is now and replay true, whatever r's other fields
 // (DESIGN.md decision 9). Errors: InvalidFleetStatus (fleet not ACTIVE),
 // InvalidRequest (seats above the cap; a Location missing on an Anywhere
-// fleet or not one of the fleet's; CreatorId missing under a creation
+// fleet of several locations, or not one of the fleet's; CreatorId missing under a creation
 // policy), IdempotentParameterMismatch (the deprecated GameSessionId is
 // taken), LimitExceeded (ResourceCreationLimitPolicy, or more than one
 // session per CreatorId per second on a fleet without a policy).
@@ -88,9 +88,15 @@ func (s *Service) newGameSession(tx store.Tx, f *game.Fleet, r sessionRequest) (
 }
 
 // sessionLocation checks the requested location against the fleet's. An
-// Anywhere fleet has no home-region hosting, so Location is required.
+// Anywhere fleet has no home-region hosting, so GameLift requires Location.
+// Anylift places a session that names none in the fleet's location when
+// the fleet has exactly one (docs/decisions.md), and keeps the error when
+// the choice would be a guess.
 func sessionLocation(f *game.Fleet, location string) (string, error) {
 	if location == "" {
+		if len(f.Locations) == 1 {
+			return f.Locations[0], nil
+		}
 		return "", game.Errorf(game.InvalidRequest, "Location is required for a game session on Anywhere fleet %s", f.ID)
 	}
 	for _, l := range f.Locations {

@@ -72,7 +72,6 @@ func TestNewGameSessionRecord(t *testing.T) {
 		kind game.Kind
 	}{
 		{"seats above the cap", sessionRequest{MaxPlayers: 201, Location: "custom-a"}, game.InvalidRequest},
-		{"no location", sessionRequest{MaxPlayers: 1}, game.InvalidRequest},
 		{"foreign location", sessionRequest{MaxPlayers: 1, Location: "custom-z"}, game.InvalidRequest},
 		{"deprecated id taken", sessionRequest{MaxPlayers: 1, Location: "custom-a", GameSessionID: "custom-1"}, game.IdempotentParameterMismatch},
 	}
@@ -80,6 +79,17 @@ func TestNewGameSessionRecord(t *testing.T) {
 		if _, _, err := create(s, f, c.r); !game.IsKind(err, c.kind) {
 			t.Errorf("%s: %v, want kind %d", c.name, err, c.kind)
 		}
+	}
+	// No location: the fleet's only one; with two, no guess.
+	if gs, _, err := create(s, f, sessionRequest{MaxPlayers: 1}); err != nil || gs.Location != "custom-a" ||
+		!strings.Contains(gs.ID, "/fleet-1/custom-a/") {
+		t.Errorf("no location on a one-location fleet: %+v %v", gs, err)
+	}
+	two := *f
+	two.Locations = []string{"custom-a", "custom-b"}
+	if _, _, err := create(s, &two, sessionRequest{MaxPlayers: 1}); !game.IsKind(err, game.InvalidRequest) ||
+		!strings.Contains(err.Error(), "Location is required") {
+		t.Errorf("no location on a two-location fleet: %v", err)
 	}
 	f.Status = game.FleetDeleting
 	if _, _, err := create(s, f, sessionRequest{MaxPlayers: 1, Location: "custom-a"}); !game.IsKind(err, game.InvalidFleetStatus) {

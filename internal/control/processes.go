@@ -60,7 +60,7 @@ func (s *Service) ProcessConnected(ctx context.Context, ref ProcessRef, c Connec
 		p, err := tx.GetProcess(ref.FleetID, ref.ComputeName, ref.PID)
 		if game.IsKind(err, game.NotFound) {
 			p = &game.Process{FleetID: ref.FleetID, ComputeName: ref.ComputeName, PID: ref.PID, Location: compute.Location,
-				Status: game.ProcessConnected, Healthy: true, CreationTime: now, LastHeartbeat: now}
+				Status: game.ProcessConnected, Healthy: true, CreationTime: now, LastHealthy: now}
 		} else if err != nil {
 			return err
 		}
@@ -88,7 +88,7 @@ func (s *Service) ProcessReady(ctx context.Context, ref ProcessRef, r *sdkwire.A
 	now := s.clock()
 	return s.updateProcess(ctx, ref, func(tx store.Tx, p *game.Process) error {
 		if p.Status != game.ProcessActive {
-			p.Healthy, p.UnhealthyReports, p.LastHeartbeat = false, 0, now
+			p.Healthy, p.LastHealthy = false, now
 		}
 		if p.ActivationTime.IsZero() {
 			p.ActivationTime = now
@@ -99,27 +99,25 @@ func (s *Service) ProcessReady(ctx context.Context, ref ProcessRef, r *sdkwire.A
 	})
 }
 
-// unhealthyLimit is how many consecutive unhealthy reports (or missed
-// health checks) end a process (spec/semantics.md §4.2).
-const unhealthyLimit = 3
-
-// ProcessHeartbeat records a health report. The third consecutive
-// unhealthy report ends the process (terminateUnhealthy).
+// ProcessHeartbeat records a health report. A healthy report restarts the
+// unhealthy clock; an unhealthy one leaves it running and keeps the
+// process from new game sessions. A process whose last healthy report (or
+// activation) is UnhealthyTimeout old is ended as unhealthy, by this report
+// when it is unhealthy, or else by the sweep (sweepProcess).
 func (s *Service) ProcessHeartbeat(ctx context.Context, ref ProcessRef, healthy bool) error {
 	now := s.clock()
 	var sick *game.Process
 	freed := false
 	err := s.updateProcess(ctx, ref, func(tx store.Tx, p *game.Process) error {
 		freed = healthy && !p.Healthy && p.GameSessionID == ""
-		p.LastHeartbeat, p.Healthy = now, healthy
+		p.Healthy = healthy
 		if healthy {
-			p.UnhealthyReports = 0
+			p.LastHealthy = now
 			return nil
 		}
-		p.UnhealthyReports++
-		if p.UnhealthyReports >= unhealthyLimit {
+		if p.Status == game.ProcessActive && s.unhealthyTooLong(p, now) {
 			sick = p
-			return s.terminateUnhealthy(tx, p, "reported unhealthy for 3 consecutive health checks")
+			return s.terminateUnhealthy(tx, p, s.unhealthyReason())
 		}
 		return nil
 	})
@@ -130,6 +128,18 @@ func (s *Service) ProcessHeartbeat(ctx context.Context, ref ProcessRef, healthy 
 		s.wakePlacer() // a process can take a game session now
 	}
 	return err
+}
+
+// unhealthyTooLong reports whether p has gone UnhealthyTimeout without a
+// healthy report at now.
+func (s *Service) unhealthyTooLong(p *game.Process, now time.Time) bool {
+	return !p.LastHealthy.After(now.Add(-s.cfg.UnhealthyTimeout))
+}
+
+// unhealthyReason is the end of the SERVER_PROCESS_TERMINATED_UNHEALTHY
+// event's message.
+func (s *Service) unhealthyReason() string {
+	return "no healthy report for " + s.cfg.UnhealthyTimeout.String()
 }
 
 // updateProcess runs fn on a live process and stores it.

@@ -15,7 +15,8 @@ const processBatch = 200
 // sweepProcesses is the server-process timer. A process whose connection
 // dropped ProcessLostGrace ago without a reconnect is lost: it ends with
 // SERVER_PROCESS_CRASHED and its game session with it. An ACTIVE process
-// silent for three health-check intervals is terminated as unhealthy. A
+// without a healthy report for UnhealthyTimeout (silent, or reporting
+// unhealthy) is terminated as unhealthy. A
 // connection whose auth token expires within the refresh margin is sent
 // RefreshConnection with a new token.
 func (s *Service) sweepProcesses(ctx context.Context) error {
@@ -23,7 +24,7 @@ func (s *Service) sweepProcesses(ctx context.Context) error {
 	var stale []*game.Process
 	err := s.view(ctx, func(tx store.Tx) error {
 		var err error
-		stale, err = tx.StaleProcesses(now.Add(-s.cfg.ProcessLostGrace), now.Add(-unhealthyLimit*s.cfg.HealthCheckInterval),
+		stale, err = tx.StaleProcesses(now.Add(-s.cfg.ProcessLostGrace), now.Add(-s.cfg.UnhealthyTimeout),
 			now.Add(s.cfg.RefreshMargin), processBatch)
 		return err
 	})
@@ -53,9 +54,9 @@ func (s *Service) sweepProcess(ctx context.Context, ref ProcessRef, now time.Tim
 			lost = p
 			return s.endProcess(tx, p, game.SessionTerminated, game.ReasonInterrupted, "SERVER_PROCESS_CRASHED",
 				"Server process "+p.PID+" on compute "+p.ComputeName+" lost its connection and did not come back.")
-		case p.Status == game.ProcessActive && !p.LastHeartbeat.After(now.Add(-unhealthyLimit*s.cfg.HealthCheckInterval)):
+		case p.Status == game.ProcessActive && s.unhealthyTooLong(p, now):
 			ended = p
-			return s.terminateUnhealthy(tx, p, "no health report for 3 consecutive health checks")
+			return s.terminateUnhealthy(tx, p, s.unhealthyReason())
 		case p.Connected && !p.TokenExpires.IsZero() && !p.TokenExpires.After(now.Add(s.cfg.RefreshMargin)):
 			refresh = p
 		}

@@ -26,8 +26,12 @@ type Config struct {
 	ReservationTimeout time.Duration
 	// MaxPlayersPerSession caps MaximumPlayerSessionCount (200).
 	MaxPlayersPerSession int
-	// HealthCheckInterval is how often a process reports health (60 s);
-	// three intervals without a report end it as unhealthy.
+	// UnhealthyTimeout is how long an ACTIVE process may go without a
+	// healthy report before it is ended as unhealthy (3 min). An unhealthy
+	// report does not reset the clock.
+	UnhealthyTimeout time.Duration
+	// HealthCheckInterval is the older way to set it: when UnhealthyTimeout
+	// is zero and this is not, the timeout is three intervals.
 	HealthCheckInterval time.Duration
 	// ProcessLostGrace is how long a process whose connection dropped
 	// without ProcessEnding may take to reconnect before it is lost (30 s).
@@ -51,6 +55,10 @@ type Config struct {
 	// printed keep working for as long as its data lives). Connections
 	// are still refreshed with new tokens as they near expiry.
 	AcceptExpiredTokens bool
+	// AgentEndpoint is returned as a compute's GameLiftAgentEndpoint: the
+	// control-plane API URL an agent on the compute (anylift agent) calls
+	// (http://127.0.0.1:9870).
+	AgentEndpoint string
 	// NodeID names this node in the store (a random id when empty);
 	// NodeAddress is the base URL of its internal forwarding listener
 	// (empty: none). A node whose heartbeat is NodeTTL old by the
@@ -75,8 +83,11 @@ func (c *Config) defaults() {
 	if c.MaxPlayersPerSession == 0 {
 		c.MaxPlayersPerSession = 200
 	}
-	if c.HealthCheckInterval == 0 {
-		c.HealthCheckInterval = 60 * time.Second
+	if c.UnhealthyTimeout == 0 {
+		c.UnhealthyTimeout = 3 * time.Minute
+		if c.HealthCheckInterval > 0 {
+			c.UnhealthyTimeout = 3 * c.HealthCheckInterval
+		}
 	}
 	if c.ProcessLostGrace == 0 {
 		c.ProcessLostGrace = 30 * time.Second
@@ -95,6 +106,9 @@ func (c *Config) defaults() {
 	}
 	if c.SDKEndpoint == "" {
 		c.SDKEndpoint = "ws://127.0.0.1:9870"
+	}
+	if c.AgentEndpoint == "" {
+		c.AgentEndpoint = "http://127.0.0.1:9870"
 	}
 }
 

@@ -25,11 +25,12 @@ type Process struct {
 	// GameSessionID is the session the process hosts or last hosted: a
 	// process hosts one game session in its life.
 	GameSessionID string
-	// Healthy is the last reported health; UnhealthyReports counts
-	// consecutive unhealthy reports.
-	Healthy          bool
-	UnhealthyReports int
-	LastHeartbeat    time.Time
+	// Healthy is the last reported health. LastHealthy is when the process
+	// last reported healthy, or became ACTIVE: the unhealthy timeout runs
+	// from it, and an unhealthy report leaves it as it is. (Its stored
+	// name is that of the time of any report, which it used to be.)
+	Healthy     bool
+	LastHealthy time.Time `json:"LastHeartbeat"`
 	// Connected is false between a dropped connection and either a
 	// reconnect or the process being declared lost.
 	Connected      bool

@@ -53,7 +53,8 @@ func TestMaxConcurrentGameSessionActivationsPerCompute(t *testing.T) {
 		}
 		// Oldest process first (same creation time here: by pID), but
 		// never two ACTIVATING on one compute.
-		first, second := h.mustCreate(nil), h.mustCreate(nil)
+		first := h.session(aws.ToString(h.mustCreate(nil).GameSessionId))
+		second := h.session(aws.ToString(h.mustCreate(nil).GameSessionId))
 		if aws.ToString(first.ComputeName) != "host-a" || aws.ToString(second.ComputeName) != "host-b" {
 			t.Fatalf("sessions on %s and %s, want host-a then host-b", aws.ToString(first.ComputeName), aws.ToString(second.ComputeName))
 		}
@@ -65,7 +66,7 @@ func TestMaxConcurrentGameSessionActivationsPerCompute(t *testing.T) {
 		// Once host-a's session is ACTIVE, host-a may activate another.
 		m := a1.push("CreateGameSession")
 		a1.ok("ActivateGameSession", map[string]any{"GameSessionId": m["GameSessionId"]})
-		third := h.mustCreate(nil)
+		third := h.session(aws.ToString(h.mustCreate(nil).GameSessionId))
 		if aws.ToString(third.ComputeName) != "host-a" {
 			t.Errorf("third session on %s, want host-a", aws.ToString(third.ComputeName))
 		}

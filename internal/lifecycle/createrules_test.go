@@ -43,26 +43,68 @@ func TestCreateGameSessionThroughAlias(t *testing.T) {
 
 func TestCreateGameSessionLocation(t *testing.T) {
 	eachBackend(t, func(t *testing.T, h *harness) {
-		p := h.dial("host-1", "proc-1", h.compute("host-1", "10.0.0.5"))
-		p.ready(7777)
+		tok := h.compute("host-1", "10.0.0.5")
+		p1, p2 := h.dial("host-1", "proc-1", tok), h.dial("host-1", "proc-2", tok)
+		p1.ready(7777)
+		p2.ready(7778)
 		if _, err := h.gl.CreateLocation(t.Context(), &gamelift.CreateLocationInput{LocationName: aws.String("custom-elsewhere")}); err != nil {
 			t.Fatal(err)
 		}
-		_, err := h.gl.CreateGameSession(t.Context(), &gamelift.CreateGameSessionInput{FleetId: aws.String(h.fleet),
-			MaximumPlayerSessionCount: aws.Int32(2)})
-		wantAPIError(t, err, "InvalidRequestException") // an Anywhere fleet needs a Location
-		if !strings.Contains(err.Error(), "Location") {
-			t.Errorf("message does not name Location: %v", err)
-		}
 		for _, loc := range []string{"custom-elsewhere", "custom-nowhere", "us-west-2"} {
-			_, err = h.create(&gamelift.CreateGameSessionInput{Location: aws.String(loc)})
+			_, err := h.create(&gamelift.CreateGameSessionInput{Location: aws.String(loc)})
 			if code := apiErrorCode(err); code != "InvalidRequestException" && code != "NotFoundException" {
 				t.Errorf("Location %s: %v, want InvalidRequestException", loc, err)
 			}
 		}
-		p.noPush()
-		h.mustCreate(&gamelift.CreateGameSessionInput{Location: aws.String(testLocation)})
-		p.push("CreateGameSession")
+		p1.noPush()
+		p2.noPush()
+
+		// The fleet has one location: a session that names none goes there
+		// (GameLift refuses it on Anywhere fleets; Anylift chooses).
+		out, err := h.gl.CreateGameSession(t.Context(), &gamelift.CreateGameSessionInput{FleetId: aws.String(h.fleet),
+			MaximumPlayerSessionCount: aws.Int32(2)})
+		if err != nil {
+			t.Fatalf("CreateGameSession without Location on a one-location fleet: %v", err)
+		}
+		if gs := out.GameSession; aws.ToString(gs.Location) != testLocation ||
+			!strings.Contains(aws.ToString(gs.GameSessionId), "/"+testLocation+"/") {
+			t.Errorf("placed in %q as %s, want %s", aws.ToString(gs.Location), aws.ToString(gs.GameSessionId), testLocation)
+		}
+
+		// The O3DE gem's request, byte for byte, signed by hand.
+		body := `{"FleetId":"` + h.fleet + `","MaximumPlayerSessionCount":2,"IdempotencyToken":"5f0c8e34-7a51-4bde-9d43-2b1e6c0a9f17"}`
+		r := h.env.CallJSON(t, "CreateGameSession", body)
+		gs, _ := r.JSON(t)["GameSession"].(map[string]any)
+		if r.Status != 200 || gs["Location"] != testLocation || gs["Status"] != "ACTIVATING" {
+			t.Fatalf("O3DE CreateGameSession: %d %s", r.Status, r.Body)
+		}
+		if _, has := gs["ComputeName"]; has {
+			t.Errorf("the answer names the compute: %s", r.Body)
+		}
+		// Both processes got one session each.
+		for _, p := range []*rawProc{p1, p2} {
+			p.push("CreateGameSession")
+		}
+		// The same token again answers the same session and pushes nothing.
+		again := h.env.CallJSON(t, "CreateGameSession", body)
+		if g2, _ := again.JSON(t)["GameSession"].(map[string]any); again.Status != 200 || g2["GameSessionId"] != gs["GameSessionId"] {
+			t.Errorf("replay: %d %s", again.Status, again.Body)
+		}
+		p1.noPush()
+		p2.noPush()
+
+		// With two locations the choice would be a guess: GameLift's error.
+		two, err := h.gl.CreateFleet(t.Context(), &gamelift.CreateFleetInput{Name: aws.String("two"), ComputeType: types.ComputeTypeAnywhere,
+			Locations: []types.LocationConfiguration{{Location: aws.String(testLocation)}, {Location: aws.String("custom-elsewhere")}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = h.gl.CreateGameSession(t.Context(), &gamelift.CreateGameSessionInput{FleetId: two.FleetAttributes.FleetId,
+			MaximumPlayerSessionCount: aws.Int32(2)})
+		wantAPIError(t, err, "InvalidRequestException")
+		if !strings.Contains(err.Error(), "Location is required for a game session on Anywhere fleet") {
+			t.Errorf("message: %v", err)
+		}
 	})
 }
 

@@ -58,7 +58,6 @@ func newHarness(t *testing.T, opts ...apitest.Option) *harness {
 	clk := &clock{now: time.Now().UTC().Truncate(time.Millisecond)}
 	opts = append([]apitest.Option{func(c *server.Config) {
 		c.Now = clk.Now
-		c.HealthCheckInterval = 60 * time.Second
 		c.ProcessLostGrace = 30 * time.Second
 	}}, opts...)
 	env := apitest.Start(t, opts...)

@@ -1,6 +1,7 @@
 package lifecycle_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/gamelift/types"
 
 	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/server"
 )
 
 // activeSession readies a raw process on a new compute, places a game
@@ -116,16 +118,28 @@ func TestActivationTimeoutDefaultsTo300Seconds(t *testing.T) {
 	})
 }
 
-func TestThreeUnhealthyHeartbeatsEndTheProcess(t *testing.T) {
+// GameLift ends a process that has gone about three minutes without a
+// healthy report; unhealthy reports do not stop that clock, however many
+// come, and a healthy one restarts it.
+func TestProcessEndsThreeMinutesAfterItsLastHealthyReport(t *testing.T) {
 	eachBackend(t, func(t *testing.T, h *harness) {
-		p, id := h.activeSession("host-1", "proc-1")
-		for _, healthy := range []bool{false, false, true, false, false} {
-			if a := p.heartbeat(healthy); status(a) != 200 {
+		p, id := h.activeSession("host-1", "proc-1") // healthy at t0
+		for range 5 {
+			h.advance(20 * time.Second)
+			if a := p.heartbeat(false); status(a) != 200 {
 				t.Fatalf("heartbeat answered %v", a)
 			}
 		}
+		h.advance(20 * time.Second) // t0+2m
+		p.heartbeat(true)
+		for range 8 {
+			h.advance(20 * time.Second)
+			p.heartbeat(false)
+		}
+		h.advance(19 * time.Second) // t0+4m59s: 2m59s since the healthy report
 		h.wantSession(id, types.GameSessionStatusActive, "")
-		p.heartbeat(false)
+		p.noPush()
+		h.advance(time.Second)
 		m := p.push("TerminateProcess")
 		if _, ok := m["TerminationTime"]; !ok {
 			t.Errorf("TerminateProcess without TerminationTime: %v", m)
@@ -138,7 +152,10 @@ func TestThreeUnhealthyHeartbeatsEndTheProcess(t *testing.T) {
 		if pr := h.process("host-1", "proc-1"); pr.Status != game.ProcessTerminated {
 			t.Errorf("process is %s", pr.Status)
 		}
-		h.wantEvents("proc-1", types.EventCodeServerProcessTerminatedUnhealthy)
+		ev := h.wantEvents("proc-1", types.EventCodeServerProcessTerminatedUnhealthy)
+		if msg := aws.ToString(ev[0].Message); !strings.Contains(msg, "no healthy report for 3m0s") {
+			t.Errorf("event message %q", msg)
+		}
 		// An ended process does not come back.
 		if _, st, err := h.dialQuery("/", h.procQuery("host-1", "proc-1", h.token("host-1"))); err == nil || st != 403 {
 			t.Errorf("reconnect of an ended process: HTTP %d, %v", st, err)
@@ -146,7 +163,20 @@ func TestThreeUnhealthyHeartbeatsEndTheProcess(t *testing.T) {
 	})
 }
 
-func TestSilentProcessEndsAfterThreeHealthCheckIntervals(t *testing.T) {
+// An unhealthy report that comes when the time is up ends the process at
+// once, before any sweep.
+func TestLateUnhealthyReportEndsTheProcess(t *testing.T) {
+	eachBackend(t, func(t *testing.T, h *harness) {
+		p, id := h.activeSession("host-1", "proc-1")
+		h.clock.Add(3 * time.Minute) // no sweep
+		p.heartbeat(false)
+		p.push("TerminateProcess")
+		h.wantSession(id, types.GameSessionStatusTerminated, types.GameSessionStatusReasonInterrupted)
+		h.wantEvents("proc-1", types.EventCodeServerProcessTerminatedUnhealthy)
+	})
+}
+
+func TestSilentProcessEndsAfterThreeMinutes(t *testing.T) {
 	eachBackend(t, func(t *testing.T, h *harness) {
 		p, id := h.activeSession("host-1", "proc-1")
 		h.advance(179 * time.Second)
@@ -159,6 +189,22 @@ func TestSilentProcessEndsAfterThreeHealthCheckIntervals(t *testing.T) {
 		h.wantSession(id, types.GameSessionStatusTerminated, types.GameSessionStatusReasonInterrupted)
 		h.wantEvents("proc-1", types.EventCodeServerProcessTerminatedUnhealthy)
 	})
+}
+
+// --unhealthy-timeout sets the limit; a process that never reports healthy
+// after ProcessReady is judged from its activation.
+func TestUnhealthyTimeoutIsConfigurable(t *testing.T) {
+	eachBackend(t, func(t *testing.T, h *harness) {
+		p := h.dial("host-1", "proc-1", h.compute("host-1", "10.0.0.7"))
+		p.ok("ActivateServerProcess", map[string]any{"SdkVersion": "5.4.0", "SdkLanguage": "Cpp", "Port": 7777})
+		p.heartbeat(false)
+		h.advance(29 * time.Second)
+		p.heartbeat(false)
+		p.noPush()
+		h.advance(time.Second)
+		p.push("TerminateProcess")
+		h.wantEvents("proc-1", types.EventCodeServerProcessTerminatedUnhealthy)
+	}, func(c *server.Config) { c.UnhealthyTimeout = 30 * time.Second })
 }
 
 func TestReconnectWithinGraceKeepsProcessAndSession(t *testing.T) {
@@ -174,14 +220,12 @@ func TestReconnectWithinGraceKeepsProcessAndSession(t *testing.T) {
 		h.advance(60 * time.Second)
 		h.wantSession(id, types.GameSessionStatusActive, "")
 		again.heartbeat(true) // no second ActivateServerProcess: the SDKs never resend it
-		if _, err := h.gl.UpdateGameSession(t.Context(), &gamelift.UpdateGameSessionInput{GameSessionId: aws.String(id),
-			Name: aws.String("renamed")}); err != nil {
+		// Pushes reach the new connection.
+		if _, err := h.gl.TerminateGameSession(t.Context(), &gamelift.TerminateGameSessionInput{GameSessionId: aws.String(id),
+			TerminationMode: types.TerminationModeTriggerOnProcessTerminate}); err != nil {
 			t.Fatal(err)
 		}
-		m := again.push("UpdateGameSession")
-		if gs, _ := m["GameSession"].(map[string]any); gs["Name"] != "renamed" || gs["GameSessionId"] != id {
-			t.Errorf("UpdateGameSession push %v", m)
-		}
+		again.push("TerminateProcess")
 		h.wantEvents(h.fleet)
 	})
 }
@@ -218,4 +262,26 @@ func countFleetEvents(h *harness) int {
 		}
 	}
 	return n
+}
+
+// GameLift calls onUpdateGameSession with match backfill results only
+// (matchmaking_test.go); a control-plane UpdateGameSession changes the
+// record and sends the process nothing.
+func TestPlainUpdateGameSessionIsNotPushed(t *testing.T) {
+	eachBackend(t, func(t *testing.T, h *harness) {
+		p, id := h.activeSession("host-1", "proc-1")
+		out, err := h.gl.UpdateGameSession(t.Context(), &gamelift.UpdateGameSessionInput{GameSessionId: aws.String(id),
+			MaximumPlayerSessionCount: aws.Int32(6), Name: aws.String("renamed"),
+			GameProperties: []types.GameProperty{{Key: aws.String("mode"), Value: aws.String("ffa")}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if aws.ToInt32(out.GameSession.MaximumPlayerSessionCount) != 6 || aws.ToString(out.GameSession.Name) != "renamed" {
+			t.Errorf("UpdateGameSession answered %+v", out.GameSession)
+		}
+		p.noPush()
+		if gs := h.session(id); aws.ToInt32(gs.MaximumPlayerSessionCount) != 6 {
+			t.Errorf("stored session %+v", gs)
+		}
+	})
 }

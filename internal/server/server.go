@@ -54,12 +54,16 @@ type Config struct {
 	// SDKEndpoint is the WebSocket URL advertised to game servers as
 	// GameLiftServiceSdkEndpoint; ws://<API listener address> when empty.
 	SDKEndpoint string
+	// AgentEndpoint is advertised to agents as GameLiftAgentEndpoint;
+	// http://<API listener address> when empty.
+	AgentEndpoint string
 	// TLSListen is the address of the process endpoint's TLS listener
 	// (empty: none); TLSCert and TLSKey name its certificate, generated
 	// into DataDir when empty.
 	TLSListen, TLSCert, TLSKey string
-	// HealthCheckInterval and ProcessLostGrace tune the process timers.
-	HealthCheckInterval, ProcessLostGrace time.Duration
+	// UnhealthyTimeout, HealthCheckInterval (its older form: three
+	// intervals) and ProcessLostGrace tune the process timers.
+	UnhealthyTimeout, HealthCheckInterval, ProcessLostGrace time.Duration
 	// SearchPageSize caps SearchGameSessions results per page (20).
 	SearchPageSize int
 	// Events tunes the event stream and webhooks (secret, retries,
@@ -179,6 +183,10 @@ func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 	if sdkEndpoint == "" {
 		sdkEndpoint = "ws://" + s.ln.Addr().String()
 	}
+	agentEndpoint := cfg.AgentEndpoint
+	if agentEndpoint == "" {
+		agentEndpoint = "http://" + s.ln.Addr().String()
+	}
 	s.events = newEvents(cfg, st)
 	s.svc = control.New(events.Notifying(st, s.events.Wake), control.Config{
 		Account:              game.Account{Region: cfg.Region, ID: cfg.AccountID},
@@ -188,7 +196,9 @@ func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 		SDKEndpoint:          sdkEndpoint,
 		SDKEndpointPublic:    cfg.SDKEndpoint != "",
 		AcceptExpiredTokens:  cfg.AcceptExpiredAuthTokens,
+		AgentEndpoint:        agentEndpoint,
 		SearchPageSize:       cfg.SearchPageSize,
+		UnhealthyTimeout:     cfg.UnhealthyTimeout,
 		HealthCheckInterval:  cfg.HealthCheckInterval,
 		ProcessLostGrace:     cfg.ProcessLostGrace,
 		NodeID:               cfg.NodeID,

@@ -21,9 +21,10 @@ type ProcessTx interface {
 	// status (empty: all but TERMINATED).
 	ListProcesses(fleetID, status string, p Page) (list []*game.Process, next string, err error)
 	// StaleProcesses returns live processes that disconnected at or before
-	// lostBefore, or whose last heartbeat is at or before silentBefore,
-	// or whose connection token expires at or before refreshBefore.
-	StaleProcesses(lostBefore, silentBefore, refreshBefore time.Time, max int) ([]*game.Process, error)
+	// lostBefore, or are ACTIVE with their last healthy report (LastHealthy,
+	// the last_heartbeat column) at or before unhealthyBefore, or whose
+	// connection token expires at or before refreshBefore.
+	StaleProcesses(lostBefore, unhealthyBefore, refreshBefore time.Time, max int) ([]*game.Process, error)
 	// CountActiveProcesses counts a fleet's ACTIVE processes per location.
 	CountActiveProcesses(fleetID string) (map[string]int, error)
 }

@@ -118,6 +118,15 @@ def setup(gl, c, state):
         Location=LOCATION)["Compute"])
     if compute:
         c.run("compute is in the location", lambda: expect(compute["Location"] == LOCATION, compute))
+        # GameLift answers "Active" (not the model's ACTIVE) and the agent's endpoint.
+        c.run("RegisterCompute answers ComputeStatus Active and GameLiftAgentEndpoint", lambda: expect(
+            compute["ComputeStatus"] == "Active" and compute["GameLiftAgentEndpoint"] == gl.meta.endpoint_url, compute))
+        c.run("DescribeCompute answers Active", lambda: expect(gl.describe_compute(
+            FleetId=state["fleet_id"], ComputeName="e2e-compute")["Compute"]["ComputeStatus"] == "Active", "status"))
+        for status in ("ACTIVE", "Active"):
+            c.run(f"ListCompute ComputeStatus={status} finds it", lambda: expect([
+                x["ComputeStatus"] for x in gl.list_compute(FleetId=state["fleet_id"], ComputeStatus=status)["ComputeList"]
+            ] == ["Active"], "list"))
     tok = c.run("GetComputeAuthToken", lambda: gl.get_compute_auth_token(
         FleetId=state["fleet_id"], ComputeName="e2e-compute"))
     if tok:

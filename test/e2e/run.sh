@@ -247,6 +247,9 @@ if [ -n "$fleet_id" ]; then
   cli "describe-fleet-attributes" "$fleet_id" -- describe-fleet-attributes --fleet-ids "$fleet_id"
   cli "describe-fleet-location-attributes" "custom-e2e" -- describe-fleet-location-attributes --fleet-id "$fleet_id"
   cli "list-compute" "e2e-compute" -- list-compute --fleet-id "$fleet_id"
+  cli "list-compute --compute-status ACTIVE" "e2e-compute" -- list-compute --fleet-id "$fleet_id" --compute-status ACTIVE
+  cli "describe-compute (Active, agent endpoint)" "Active $endpoint" -- describe-compute --fleet-id "$fleet_id" \
+    --compute-name e2e-compute --query 'Compute.[ComputeStatus,GameLiftAgentEndpoint]'
   cli "describe-runtime-configuration" "/local/game/server" -- describe-runtime-configuration --fleet-id "$fleet_id"
   # Auto-pagination over pages of one: the three ctf sessions, newest first.
   cli "search-game-sessions (filter, sort, pages of 1)" 'e2e-4 e2e-2 e2e-0' -- search-game-sessions \
@@ -399,6 +402,11 @@ time.sleep(30)
   if [ "$(head -n1 "$tmp/client.out")" = "OK" ]; then ok "the chat server accepted the player"; else fail "chat answered: $(cat "$tmp/client.out")"; fi
   kill "$client" 2>/dev/null || true
   wait "$client" 2>/dev/null || true
+  # As the O3DE gem asks: no Location. The dev fleet has one, so it is used;
+  # the answer, as GameLift's, does not name the compute.
+  out=$(dev_aws create-game-session --fleet-id "$devfleet" --maximum-player-session-count 2 \
+    --idempotency-token e2e-o3de --query 'GameSession.[Location,ComputeName]' --output text 2>&1) || true
+  if [ "$out" = "custom-local	None" ]; then ok "aws create-game-session without --location"; else fail "aws create-game-session without --location: $out"; fi
   stop_dev
   echo "== anylift dev again, on the same data dir"
   start_dev

@@ -32,7 +32,7 @@ func (t *Tx) PutProcess(p *game.Process) error {
 			token_expires = excluded.token_expires, doc = excluded.doc, activated = excluded.activated,
 			ended = excluded.ended, abnormal = excluded.abnormal`,
 		p.FleetID, p.ComputeName, p.PID, p.Location, p.Status, flag(p.Healthy), flag(p.Connected), p.GameSessionID,
-		store.Millis(p.LastHeartbeat), store.Millis(p.DisconnectedAt), store.Millis(p.TokenExpires),
+		store.Millis(p.LastHealthy), store.Millis(p.DisconnectedAt), store.Millis(p.TokenExpires),
 		store.Millis(p.CreationTime), string(doc), store.Millis(p.ActivationTime), store.Millis(p.TerminationTime),
 		flag(p.Abnormal))
 	return err
@@ -166,13 +166,13 @@ func (t *Tx) ListProcesses(fleetID, status string, p store.Page) ([]*game.Proces
 	return out, next, nil
 }
 
-func (t *Tx) StaleProcesses(lostBefore, silentBefore, refreshBefore time.Time, max int) ([]*game.Process, error) {
+func (t *Tx) StaleProcesses(lostBefore, unhealthyBefore, refreshBefore time.Time, max int) ([]*game.Process, error) {
 	rows, err := t.query(`SELECT doc, game_session_id FROM processes WHERE status <> 'TERMINATED' AND (
 			(connected = 0 AND disconnected_at <= ?) OR
 			(status = 'ACTIVE' AND last_heartbeat <= ?) OR
 			(connected = 1 AND token_expires > 0 AND token_expires <= ?))
 		ORDER BY created LIMIT ?`,
-		store.Millis(lostBefore), store.Millis(silentBefore), store.Millis(refreshBefore), max)
+		store.Millis(lostBefore), store.Millis(unhealthyBefore), store.Millis(refreshBefore), max)
 	if err != nil {
 		return nil, err
 	}

@@ -16,7 +16,7 @@ import (
 func proc(compute string, i int) *game.Process {
 	at := t0.Add(time.Duration(i) * time.Millisecond)
 	return &game.Process{FleetID: "fleet-a", ComputeName: compute, PID: fmt.Sprintf("p%03d", i), Location: "custom-a",
-		Status: game.ProcessActive, Port: 7000 + i, Healthy: true, Connected: true, LastHeartbeat: at, CreationTime: at,
+		Status: game.ProcessActive, Port: 7000 + i, Healthy: true, Connected: true, LastHealthy: at, CreationTime: at,
 		LogPaths: []string{"/log"}, SDKVersion: "5.6.0", SDKLanguage: "Go"}
 }
 
@@ -46,14 +46,14 @@ func TestProcessPutGet(t *testing.T) {
 	Each(t, func(t *testing.T, st store.Store) {
 		p := proc("c1", 1)
 		putProcs(t, st, p)
-		p.UnhealthyReports, p.Healthy = 2, false
+		p.Healthy, p.LastHealthy = false, t0.Add(time.Minute)
 		putProcs(t, st, p)
 		View(t, st, func(tx store.Tx) error {
 			got, err := tx.GetProcess("fleet-a", "c1", "p001")
 			if err != nil {
 				return err
 			}
-			if got.UnhealthyReports != 2 || got.Healthy || got.Port != 7001 || got.SDKVersion != "5.6.0" ||
+			if !got.LastHealthy.Equal(p.LastHealthy) || got.Healthy || got.Port != 7001 || got.SDKVersion != "5.6.0" ||
 				!got.CreationTime.Equal(p.CreationTime) || len(got.LogPaths) != 1 {
 				t.Errorf("GetProcess = %+v", got)
 			}
@@ -201,15 +201,15 @@ func TestStaleAndActiveProcesses(t *testing.T) {
 		now := t0.Add(time.Hour)
 		fresh, dropped, silent, expiring, ended, connecting := proc("c1", 1), proc("c1", 2), proc("c1", 3), proc("c1", 4), proc("c1", 5), proc("c1", 6)
 		for _, p := range []*game.Process{fresh, dropped, silent, expiring, ended, connecting} {
-			p.LastHeartbeat, p.TokenExpires = now, now.Add(10*time.Minute)
+			p.LastHealthy, p.TokenExpires = now, now.Add(10*time.Minute)
 		}
 		dropped.Connected, dropped.DisconnectedAt = false, now.Add(-time.Minute)
-		silent.LastHeartbeat = now.Add(-4 * time.Minute)
+		silent.LastHealthy = now.Add(-4 * time.Minute)
 		expiring.TokenExpires = now.Add(time.Minute)
 		ended.Status, ended.Connected, ended.DisconnectedAt = game.ProcessTerminated, false, now.Add(-time.Hour)
-		connecting.Status, connecting.LastHeartbeat = game.ProcessConnected, now.Add(-time.Hour)
+		connecting.Status, connecting.LastHealthy = game.ProcessConnected, now.Add(-time.Hour)
 		other := proc("c1", 7)
-		other.Location, other.LastHeartbeat, other.TokenExpires = "custom-b", now, now.Add(10*time.Minute)
+		other.Location, other.LastHealthy, other.TokenExpires = "custom-b", now, now.Add(10*time.Minute)
 		putProcs(t, st, fresh, dropped, silent, expiring, ended, connecting, other)
 		View(t, st, func(tx store.Tx) error {
 			list, err := tx.StaleProcesses(now.Add(-30*time.Second), now.Add(-3*time.Minute), now.Add(2*time.Minute), 10)
