@@ -70,17 +70,20 @@ func (s *Service) ProcessConnected(ctx context.Context, ref ProcessRef, sdkVersi
 	})
 }
 
-// ProcessReady is ActivateServerProcess: the process is ACTIVE on port.
-// It takes game sessions only after its first healthy heartbeat: the SDKs
-// mark themselves ready only after this answer reaches them, drop a
-// CreateGameSession that comes earlier, and start their health reports
-// once ready (spec/server-sdk-protocol.md §4.1). A second ProcessReady
-// updates port and log paths and keeps the health record.
+// ProcessReady is ActivateServerProcess: the process is ACTIVE on port,
+// healthy, and eligible for placement at once, as GameLift documents.
+// The SDKs mark themselves ready only after this answer reaches them and
+// drop a CreateGameSession that comes earlier; they start their health
+// reports once ready (spec/server-sdk-protocol.md §4.1). So a game session
+// placed before the first heartbeat is pushed when that heartbeat comes
+// (AwaitingHeartbeat). A second ProcessReady updates port and log paths
+// and keeps the health record.
 func (s *Service) ProcessReady(ctx context.Context, ref ProcessRef, r *sdkwire.ActivateServerProcess) error {
 	now := s.clock()
-	return s.updateProcess(ctx, ref, func(tx store.Tx, p *game.Process) error {
-		if p.Status != game.ProcessActive {
-			p.Healthy, p.UnhealthyReports, p.LastHeartbeat = false, 0, now
+	first := false
+	err := s.updateProcess(ctx, ref, func(tx store.Tx, p *game.Process) error {
+		if first = p.Status != game.ProcessActive; first {
+			p.Healthy, p.UnhealthyReports, p.LastHeartbeat, p.AwaitingHeartbeat = true, 0, now, true
 		}
 		if p.ActivationTime.IsZero() {
 			p.ActivationTime = now
@@ -89,6 +92,19 @@ func (s *Service) ProcessReady(ctx context.Context, ref ProcessRef, r *sdkwire.A
 		p.SDKVersion, p.SDKLanguage = r.SdkVersion, r.SdkLanguage
 		return nil
 	})
+	if err == nil && first {
+		s.wakePlacer() // a process can take a game session now
+	}
+	return err
+}
+
+// pushStart sends a game session's start to the process it was placed on,
+// unless the process has not sent its first heartbeat since ProcessReady:
+// ProcessHeartbeat pushes it then.
+func (s *Service) pushStart(p *game.Process, gs *game.GameSession) {
+	if !p.AwaitingHeartbeat {
+		s.push(refOf(p), startMessage(gs))
+	}
 }
 
 // unhealthyLimit is how many consecutive unhealthy reports (or missed
@@ -96,13 +112,26 @@ func (s *Service) ProcessReady(ctx context.Context, ref ProcessRef, r *sdkwire.A
 const unhealthyLimit = 3
 
 // ProcessHeartbeat records a health report. The third consecutive
-// unhealthy report ends the process (terminateUnhealthy).
+// unhealthy report ends the process (terminateUnhealthy). The first one
+// after ProcessReady says the SDK knows it is ready: a game session placed
+// on the process before it is pushed now.
 func (s *Service) ProcessHeartbeat(ctx context.Context, ref ProcessRef, healthy bool) error {
 	now := s.clock()
 	var sick *game.Process
+	var start *game.GameSession
 	freed := false
 	err := s.updateProcess(ctx, ref, func(tx store.Tx, p *game.Process) error {
 		freed = healthy && !p.Healthy && p.GameSessionID == ""
+		if p.AwaitingHeartbeat && p.GameSessionID != "" {
+			gs, err := tx.GetGameSession(p.GameSessionID)
+			if err != nil && !game.IsKind(err, game.NotFound) {
+				return err
+			}
+			if err == nil && gs.Status == game.SessionActivating {
+				start = gs
+			}
+		}
+		p.AwaitingHeartbeat = false
 		p.LastHeartbeat, p.Healthy = now, healthy
 		if healthy {
 			p.UnhealthyReports = 0
@@ -115,6 +144,9 @@ func (s *Service) ProcessHeartbeat(ctx context.Context, ref ProcessRef, healthy 
 		}
 		return nil
 	})
+	if err == nil && start != nil {
+		s.push(ref, startMessage(start))
+	}
 	if err == nil && sick != nil {
 		s.sendTerminate(sick)
 	}
