@@ -2,7 +2,8 @@
 // fleet, as GameLift's agent does: it registers the compute, keeps a
 // compute auth token fresh, reads the fleet's runtime configuration and
 // keeps that many server processes running with their GAMELIFT_SDK_*
-// variables, restarts those that end (with exponential backoff), writes
+// variables, replaces those that end (at once after a clean end, with
+// exponential backoff after a crash), writes
 // their output to log files, reports their exits as fleet events, and
 // deregisters the compute when it stops.
 //
@@ -85,7 +86,8 @@ const (
 	EvLaunched     = "launched"
 	EvLaunchFailed = "launch-failed"
 	EvExited       = "exited"
-	EvBackoff      = "backoff"
+	EvBackoff      = "backoff"   // a slot waits Delay before its next launch
+	EvReplacing    = "replacing" // a process ended cleanly: its slot starts another at once
 	EvStopping     = "stopping"
 	EvReported     = "reported"
 	EvServiceError = "service-error"
@@ -154,6 +156,7 @@ type Agent struct {
 	svcRetryAt  time.Time
 
 	slots   map[string]*slot
+	ends    map[string]*ending // exits whose report is not answered yet, by pid
 	running int
 	exits   chan exit
 	reports reportQueue
@@ -176,6 +179,7 @@ func New(cfg Config) (*Agent, error) {
 		}),
 		svcBackoff: backoff{min: cfg.BackoffMin, max: cfg.BackoffMax},
 		slots:      map[string]*slot{},
+		ends:       map[string]*ending{},
 		exits:      make(chan exit, 16),
 	}
 	return a, nil
@@ -232,10 +236,11 @@ func (a *Agent) tick(ctx context.Context, now time.Time) {
 		}
 	}
 	a.killOverdue(now)
+	a.reports.flush(ctx, a, now) // the answers about exits may make launches due
 	if a.token != "" && a.fatal == nil {
 		a.launchDue(ctx, now)
 	}
-	a.reports.flush(ctx, a, now) // last: launches may have added reports
+	a.reports.flush(ctx, a, now) // launches may have added reports
 }
 
 // nextWake is the next deadline after now at which tick has something
