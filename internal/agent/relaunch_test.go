@@ -160,7 +160,7 @@ func TestProcessEndingWithoutHostingIsReplacedAtOnce(t *testing.T) {
 
 // waitIdle waits until the fleet shows one ACTIVE process hosting
 // nothing, as a backend watching DescribeFleetUtilization would.
-func (e *env) waitIdle(t *testing.T) {
+func (e *env) waitIdle(t testing.TB) {
 	t.Helper()
 	exectest.Eventually(t, "an idle server process", waitLimit, func() (bool, string) {
 		out, err := e.gl.DescribeFleetUtilization(context.Background(), &gamelift.DescribeFleetUtilizationInput{FleetIds: []string{e.fleet}})
@@ -174,7 +174,7 @@ func (e *env) waitIdle(t *testing.T) {
 }
 
 // waitSession waits until gs has status.
-func (e *env) waitSession(t *testing.T, gs *gamelift.CreateGameSessionOutput, status types.GameSessionStatus) {
+func (e *env) waitSession(t testing.TB, gs *gamelift.CreateGameSessionOutput, status types.GameSessionStatus) {
 	t.Helper()
 	id := aws.ToString(gs.GameSession.GameSessionId)
 	exectest.Eventually(t, fmt.Sprintf("game session %s", status), waitLimit, func() (bool, string) {
@@ -190,9 +190,17 @@ func (e *env) waitSession(t *testing.T, gs *gamelift.CreateGameSessionOutput, st
 // playMatch plays a match of the chat server: once the session is ACTIVE
 // a player joins and leaves, which ends the session; it returns when the
 // session is TERMINATED.
-func (e *env) playMatch(t *testing.T, gs *gamelift.CreateGameSessionOutput) {
+func (e *env) playMatch(t testing.TB, gs *gamelift.CreateGameSessionOutput) {
 	t.Helper()
 	e.waitSession(t, gs, types.GameSessionStatusActive)
+	e.join(t, gs)
+	e.waitSession(t, gs, types.GameSessionStatusTerminated)
+}
+
+// join has a player join the ACTIVE session gs of a chat server and
+// leave, which ends the match.
+func (e *env) join(t testing.TB, gs *gamelift.CreateGameSessionOutput) {
+	t.Helper()
 	ps, err := e.gl.CreatePlayerSession(context.Background(), &gamelift.CreatePlayerSessionInput{
 		GameSessionId: gs.GameSession.GameSessionId, PlayerId: aws.String("player-1"),
 	})
@@ -204,11 +212,10 @@ func (e *env) playMatch(t *testing.T, gs *gamelift.CreateGameSessionOutput) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer c.Close()
 	fmt.Fprintf(c, "%s\n", aws.ToString(s.PlayerSessionId))
 	c.SetReadDeadline(time.Now().Add(waitLimit))
 	if line, err := bufio.NewReader(c).ReadString('\n'); err != nil || line != "OK\n" {
 		t.Fatalf("joining: %q, %v", line, err)
 	}
-	c.Close()
-	e.waitSession(t, gs, types.GameSessionStatusTerminated)
 }
