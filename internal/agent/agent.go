@@ -58,6 +58,11 @@ type Config struct {
 	// StableAfter is how long a process must have run for its slot's
 	// backoff to start again from BackoffMin (1 min).
 	StableAfter time.Duration
+	// ReadyTimeout is how long a process has to call ProcessReady (5 min,
+	// GameLift's): then the agent asks the service, which writes
+	// SERVER_PROCESS_PROCESS_READY_TIMEOUT (or ..._SDK_INITIALIZATION_TIMEOUT
+	// when it never connected), and the agent stops the process.
+	ReadyTimeout time.Duration
 
 	HTTPClient *http.Client
 	Log        *slog.Logger
@@ -121,6 +126,7 @@ func (c *Config) defaults() error {
 	def(&c.BackoffMin, time.Second)
 	def(&c.BackoffMax, 5*time.Minute)
 	def(&c.StableAfter, time.Minute)
+	def(&c.ReadyTimeout, 5*time.Minute)
 	if c.Region == "" {
 		c.Region = "us-west-2"
 	}
@@ -236,6 +242,7 @@ func (a *Agent) tick(ctx context.Context, now time.Time) {
 		}
 	}
 	a.killOverdue(now)
+	a.checkReady(now)
 	a.reports.flush(ctx, a, now) // the answers about exits may make launches due
 	if a.token != "" && a.fatal == nil {
 		a.launchDue(ctx, now)
@@ -273,6 +280,9 @@ func (a *Agent) nextWake(now time.Time) time.Time {
 		}
 		if p := s.proc; p != nil && p.stopping != "" && !p.killed {
 			earlier(p.killAt)
+		}
+		if p := s.proc; p != nil && p.stopping == "" && !p.readyAsked {
+			earlier(p.started.Add(a.cfg.ReadyTimeout))
 		}
 	}
 	if next.IsZero() {

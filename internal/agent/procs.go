@@ -18,6 +18,7 @@ import (
 
 	"github.com/anylift/anylift/internal/api"
 	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/wire"
 )
 
 // spec is one server process type of the runtime configuration.
@@ -42,6 +43,9 @@ type proc struct {
 	stopping string    // "" or control.StoppedTerminated once SIGTERM was sent
 	killAt   time.Time // when SIGKILL follows the SIGTERM
 	killed   bool
+	// readyAsked: the service was asked, ReadyTimeout after the launch,
+	// whether the process called ProcessReady.
+	readyAsked bool
 }
 
 // exit is a process's end, sent by its waiter goroutine.
@@ -376,6 +380,34 @@ func lastLines(path string, n int, max int64) []string {
 		out = out[len(out)-n:]
 	}
 	return out
+}
+
+// reportReadyTimeout is the report kind asking the service whether a
+// process called ProcessReady (control.ReportReadyTimeout).
+const reportReadyTimeout = "READY_TIMEOUT"
+
+// checkReady asks the service about the processes that have run
+// ReadyTimeout, whether they called ProcessReady (answered in readyAnswer).
+func (a *Agent) checkReady(now time.Time) {
+	for _, s := range a.slots {
+		if p := s.proc; p != nil && p.stopping == "" && !p.readyAsked && !now.Before(p.started.Add(a.cfg.ReadyTimeout)) {
+			p.readyAsked = true
+			a.reports.add(api.AgentReport{Kind: reportReadyTimeout, ProcessId: p.pid})
+		}
+	}
+}
+
+// readyAnswer stops a process the service found not ready in time; it
+// wrote the fleet event.
+func (a *Agent) readyAnswer(pid string, r *api.AgentReportResult, now time.Time) {
+	if r.EventCode != wire.EventCodeServerProcessProcessReadyTimeout && r.EventCode != wire.EventCodeServerProcessSdkInitializationTimeout {
+		return
+	}
+	for _, s := range a.slots {
+		if p := s.proc; p != nil && p.pid == pid {
+			a.stop(p, now, "it did not call ProcessReady within "+a.cfg.ReadyTimeout.String()+" ("+r.EventCode+")")
+		}
+	}
 }
 
 // stop asks p to end (SIGTERM); it is killed if still there after

@@ -219,3 +219,32 @@ func (e *env) join(t testing.TB, gs *gamelift.CreateGameSessionOutput) {
 		t.Fatalf("joining: %q, %v", line, err)
 	}
 }
+
+// TestNotReadyInTimeIsStopped: a process that has not called ProcessReady
+// 5 minutes after its launch (here: it never even connects) gets
+// GameLift's timeout event, is stopped, and its slot is backed off.
+func TestNotReadyInTimeIsStopped(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "stuck-server")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\necho 'waiting for a license server'\nexec sleep 3600\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e := start(t)
+	e.setRuntime(t, script, "", 1)
+	r := e.runAgent(t)
+	stuck := r.rec.wait(t, "launch", 1, kind(agent.EvLaunched))
+	e.clock.Advance(5 * time.Minute)
+	r.rec.wait(t, "the timeout report", 1, func(ev agent.Event) bool {
+		return ev.Kind == agent.EvReported && ev.PID == stuck.PID && ev.Detail == "SERVER_PROCESS_SDK_INITIALIZATION_TIMEOUT"
+	})
+	r.rec.wait(t, "the stop", 1, kind(agent.EvStopping))
+	got := r.rec.wait(t, "backoff", 1, kind(agent.EvBackoff))
+	if got.PID != stuck.PID || got.Delay != time.Second {
+		t.Fatalf("backoff %+v", got)
+	}
+	if n := len(e.events(t, "SERVER_PROCESS_SDK_INITIALIZATION_TIMEOUT")); n != 1 {
+		t.Fatalf("%d timeout events", n)
+	}
+	if n := len(e.events(t, "SERVER_PROCESS_CRASHED")); n != 0 {
+		t.Fatalf("%d crash events besides the timeout", n)
+	}
+}

@@ -74,7 +74,11 @@ func (q *reportQueue) flush(ctx context.Context, a *Agent, now time.Time) {
 			continue
 		}
 		a.emit(Event{Kind: EvReported, PID: r.ProcessId, Detail: res.EventCode})
-		a.settle(r.ProcessId, res, now)
+		if r.Kind == reportReadyTimeout {
+			a.readyAnswer(r.ProcessId, res, now)
+		} else {
+			a.settle(r.ProcessId, res, now)
+		}
 	}
 }
 

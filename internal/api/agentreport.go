@@ -27,7 +27,7 @@ type AgentReport struct {
 	FleetId     string
 	ComputeName string
 	ProcessId   string `json:",omitempty"`
-	Kind        string // INVALID_PATH or EXITED
+	Kind        string // INVALID_PATH, EXITED or READY_TIMEOUT
 	LaunchPath  string `json:",omitempty"`
 	ExitCode    int
 	Signal      string `json:",omitempty"`

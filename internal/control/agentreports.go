@@ -17,7 +17,14 @@ const (
 	ReportInvalidPath = "INVALID_PATH"
 	// ReportExited: the process has exited.
 	ReportExited = "EXITED"
+	// ReportReadyTimeout: the process has run ReadyTimeout and is still
+	// running, and the agent has not heard that it called ProcessReady.
+	ReportReadyTimeout = "READY_TIMEOUT"
 )
+
+// ReadyTimeout is how long GameLift gives a launched process to call
+// ProcessReady (spec/semantics.md §4.1).
+const ReadyTimeout = 5 * time.Minute
 
 // How an exited process was stopped (ProcessReport.Stopped).
 const (
@@ -32,7 +39,7 @@ const (
 type ProcessReport struct {
 	FleetID, ComputeName string
 	PID                  string // the GAMELIFT_SDK_PROCESS_ID the agent gave it
-	Kind                 string // ReportInvalidPath or ReportExited
+	Kind                 string // ReportInvalidPath, ReportExited or ReportReadyTimeout
 	LaunchPath           string
 	ExitCode             int    // when Kind is ReportExited; -1 when killed by a signal
 	Signal               string // the signal that ended it, if any
@@ -88,6 +95,10 @@ func (s *Service) ReportProcess(ctx context.Context, r ProcessReport) (ReportOut
 				"Server process could not be launched on compute %s: launch path %s does not exist or is not executable.", r.ComputeName, r.LaunchPath))
 		}
 		var err error
+		if r.Kind == ReportReadyTimeout {
+			out, ended, err = s.reportReadyTimeout(tx, r)
+			return err
+		}
 		out, ended, err = s.reportExit(tx, r)
 		return err
 	})
@@ -104,10 +115,10 @@ func checkReport(r ProcessReport) error {
 	switch {
 	case r.FleetID == "" || r.ComputeName == "":
 		return game.Errorf(game.InvalidRequest, "FleetId and ComputeName are required")
-	case r.Kind != ReportInvalidPath && r.Kind != ReportExited:
-		return game.Errorf(game.InvalidRequest, "Kind must be %s or %s", ReportInvalidPath, ReportExited)
-	case r.Kind == ReportExited && r.PID == "":
-		return game.Errorf(game.InvalidRequest, "ProcessId is required for an EXITED report")
+	case r.Kind != ReportInvalidPath && r.Kind != ReportExited && r.Kind != ReportReadyTimeout:
+		return game.Errorf(game.InvalidRequest, "Kind must be %s, %s or %s", ReportInvalidPath, ReportExited, ReportReadyTimeout)
+	case r.Kind != ReportInvalidPath && r.PID == "":
+		return game.Errorf(game.InvalidRequest, "ProcessId is required for an %s report", r.Kind)
 	case r.Stopped != StoppedNone && r.Stopped != StoppedTerminated && r.Stopped != StoppedKilled:
 		return game.Errorf(game.InvalidRequest, "Stopped must be empty, %s or %s", StoppedTerminated, StoppedKilled)
 	}
@@ -160,6 +171,29 @@ func (s *Service) reportExit(tx store.Tx, r ProcessReport) (ReportOutcome, *game
 	out.EventCode = wire.EventCodeServerProcessTerminatedUnhealthy
 	return out, nil, s.recordEvent(tx, p.FleetID, p.PID, out.EventCode,
 		"Server process "+p.PID+" on compute "+p.ComputeName+" "+how+" after ProcessEnding.")
+}
+
+// reportReadyTimeout applies a READY_TIMEOUT report in tx.
+func (s *Service) reportReadyTimeout(tx store.Tx, r ProcessReport) (ReportOutcome, *game.Process, error) {
+	p, err := tx.GetProcess(r.FleetID, r.ComputeName, r.PID)
+	if game.IsKind(err, game.NotFound) {
+		out := ReportOutcome{EventCode: wire.EventCodeServerProcessSdkInitializationTimeout}
+		return out, nil, s.recordEvent(tx, r.FleetID, r.PID, out.EventCode, fmt.Sprintf(
+			"Server process %s on compute %s did not connect to the service within %s of its launch.", r.PID, r.ComputeName, ReadyTimeout))
+	}
+	if err != nil {
+		return ReportOutcome{}, nil, err
+	}
+	out := ReportOutcome{ProcessReady: !p.ActivationTime.IsZero(), HostedGameSession: p.GameSessionID != ""}
+	if p.Status != game.ProcessConnected {
+		return out, nil, nil // ready, or ended already
+	}
+	out.EventCode = wire.EventCodeServerProcessProcessReadyTimeout
+	if err := s.endProcess(tx, p, game.SessionTerminated, game.ReasonInterrupted, out.EventCode, fmt.Sprintf(
+		"Server process %s on compute %s did not call ProcessReady within %s of its launch.", p.PID, p.ComputeName, ReadyTimeout)); err != nil {
+		return ReportOutcome{}, nil, err
+	}
+	return out, p, tx.PutProcess(p)
 }
 
 // hasEventFor reports whether the service wrote an event about p when it
