@@ -349,8 +349,8 @@ const (
 )
 
 // lastLines returns up to n last non-empty lines of the file at path,
-// read from its last max bytes; none when it cannot be read.
-func lastLines(path string, n int, max int64) []string {
+// read from its last limit bytes; none when it cannot be read.
+func lastLines(path string, n int, limit int64) []string {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil
@@ -360,7 +360,7 @@ func lastLines(path string, n int, max int64) []string {
 	if err != nil {
 		return nil
 	}
-	off := st.Size() - max
+	off := st.Size() - limit
 	if off < 0 {
 		off = 0
 	}

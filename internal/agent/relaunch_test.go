@@ -248,3 +248,35 @@ func TestNotReadyInTimeIsStopped(t *testing.T) {
 		t.Fatalf("%d crash events besides the timeout", n)
 	}
 }
+
+// TestCleanEndDuringAnOutage: while the service cannot be asked how a
+// process ended, its exit counts as a crash (1 s); once the report goes
+// through and says the process hosted a match, the waiting slot starts
+// at once.
+func TestCleanEndDuringAnOutage(t *testing.T) {
+	e := start(t)
+	e.setRuntime(t, chatBinary, "-port 0", 1)
+	proxy, down := e.outageProxy(t)
+	r := e.runAgent(t, func(c *agent.Config) { c.Endpoint = proxy })
+	first := r.rec.wait(t, "launch", 1, kind(agent.EvLaunched))
+	e.waitIdle(t)
+	gs, err := e.gl.CreateGameSession(context.Background(), &gamelift.CreateGameSessionInput{
+		FleetId: aws.String(e.fleet), Location: aws.String(location), MaximumPlayerSessionCount: aws.Int32(2),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	down.Store(true) // the game server talks to the service directly; the agent goes through the proxy
+	e.playMatch(t, gs)
+	got := r.rec.wait(t, "backoff", 1, kind(agent.EvBackoff))
+	if got.PID != first.PID || got.Delay != time.Second {
+		t.Fatalf("backoff %+v", got)
+	}
+	down.Store(false)
+	e.clock.Advance(time.Second)
+	if got := r.rec.wait(t, "the replacement", 1, kind(agent.EvReplacing)); got.PID != first.PID {
+		t.Fatalf("replacing %+v", got)
+	}
+	r.rec.wait(t, "the relaunch", 2, kind(agent.EvLaunched))
+	e.waitIdle(t)
+}

@@ -48,6 +48,7 @@ func (q *reportQueue) flush(ctx context.Context, a *Agent, now time.Time) {
 		q.backoff = backoff{min: a.cfg.BackoffMin, max: a.cfg.BackoffMax}
 	}
 	if now.Before(q.retryAt) {
+		a.unanswered() // exits seen since the last failed attempt
 		return
 	}
 	q.retryAt = time.Time{}
