@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -85,4 +87,42 @@ func TestBinaryDevStopsOnSignal(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("exit: %v; stderr:\n%s", err, stderr.String())
 	}
+}
+
+// TestBinaryDevShowsACrashLoop: under "anylift dev --launch", at its
+// default log level, a game server that fails at once shows in the
+// terminal as a crash, with its last lines of output.
+func TestBinaryDevShowsACrashLoop(t *testing.T) {
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	script := filepath.Join(dir, "broken-server")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\necho \"fatal: cannot open map $1\" >&2\nexit 4\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "dev", "--listen", "127.0.0.1:0", "--tls-listen", "", "--player-listen", "127.0.0.1:0",
+		"--data-dir", filepath.Join(dir, "data"), "--launch", script, "--", "arena.map")
+	cmd.Env = append(os.Environ(), "ANYLIFT_CONFIG=")
+	cmd.Stdout = io.Discard
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer cmd.Process.Signal(syscall.SIGINT)
+	var seen strings.Builder
+	crash, output := false, false
+	sc := bufio.NewScanner(stderr)
+	for !(crash && output) && sc.Scan() {
+		l := sc.Text()
+		seen.WriteString(l + "\n")
+		crash = crash || strings.Contains(l, `level=WARN msg="server process crashed; next launch delayed"`) && strings.Contains(l, "event=SERVER_PROCESS_CRASHED")
+		output = output || strings.Contains(l, `stream=stderr line="fatal: cannot open map arena.map"`)
+	}
+	if !crash || !output {
+		t.Fatalf("dev's terminal does not show the crash and its output:\n%s", seen.String())
+	}
+	go io.Copy(io.Discard, stderr)
 }

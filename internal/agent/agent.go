@@ -2,7 +2,8 @@
 // fleet, as GameLift's agent does: it registers the compute, keeps a
 // compute auth token fresh, reads the fleet's runtime configuration and
 // keeps that many server processes running with their GAMELIFT_SDK_*
-// variables, restarts those that end (with exponential backoff), writes
+// variables, replaces those that end (at once after a clean end, with
+// exponential backoff after a crash), writes
 // their output to log files, reports their exits as fleet events, and
 // deregisters the compute when it stops.
 //
@@ -57,6 +58,11 @@ type Config struct {
 	// StableAfter is how long a process must have run for its slot's
 	// backoff to start again from BackoffMin (1 min).
 	StableAfter time.Duration
+	// ReadyTimeout is how long a process has to call ProcessReady (5 min,
+	// GameLift's): then the agent asks the service, which writes
+	// SERVER_PROCESS_PROCESS_READY_TIMEOUT (or ..._SDK_INITIALIZATION_TIMEOUT
+	// when it never connected), and the agent stops the process.
+	ReadyTimeout time.Duration
 
 	HTTPClient *http.Client
 	Log        *slog.Logger
@@ -85,7 +91,8 @@ const (
 	EvLaunched     = "launched"
 	EvLaunchFailed = "launch-failed"
 	EvExited       = "exited"
-	EvBackoff      = "backoff"
+	EvBackoff      = "backoff"   // a slot waits Delay before its next launch
+	EvReplacing    = "replacing" // a process ended cleanly: its slot starts another at once
 	EvStopping     = "stopping"
 	EvReported     = "reported"
 	EvServiceError = "service-error"
@@ -119,6 +126,7 @@ func (c *Config) defaults() error {
 	def(&c.BackoffMin, time.Second)
 	def(&c.BackoffMax, 5*time.Minute)
 	def(&c.StableAfter, time.Minute)
+	def(&c.ReadyTimeout, 5*time.Minute)
 	if c.Region == "" {
 		c.Region = "us-west-2"
 	}
@@ -154,6 +162,7 @@ type Agent struct {
 	svcRetryAt  time.Time
 
 	slots   map[string]*slot
+	ends    map[string]*ending // exits whose report is not answered yet, by pid
 	running int
 	exits   chan exit
 	reports reportQueue
@@ -176,6 +185,7 @@ func New(cfg Config) (*Agent, error) {
 		}),
 		svcBackoff: backoff{min: cfg.BackoffMin, max: cfg.BackoffMax},
 		slots:      map[string]*slot{},
+		ends:       map[string]*ending{},
 		exits:      make(chan exit, 16),
 	}
 	return a, nil
@@ -232,10 +242,12 @@ func (a *Agent) tick(ctx context.Context, now time.Time) {
 		}
 	}
 	a.killOverdue(now)
+	a.checkReady(now)
+	a.reports.flush(ctx, a, now) // the answers about exits may make launches due
 	if a.token != "" && a.fatal == nil {
 		a.launchDue(ctx, now)
 	}
-	a.reports.flush(ctx, a, now) // last: launches may have added reports
+	a.reports.flush(ctx, a, now) // launches may have added reports
 }
 
 // nextWake is the next deadline after now at which tick has something
@@ -268,6 +280,9 @@ func (a *Agent) nextWake(now time.Time) time.Time {
 		}
 		if p := s.proc; p != nil && p.stopping != "" && !p.killed {
 			earlier(p.killAt)
+		}
+		if p := s.proc; p != nil && p.stopping == "" && !p.readyAsked {
+			earlier(p.started.Add(a.cfg.ReadyTimeout))
 		}
 	}
 	if next.IsZero() {

@@ -69,7 +69,7 @@ func (r *recorder) count(match func(agent.Event) bool) (int, <-chan struct{}) {
 }
 
 // wait blocks until n events match and returns the n-th.
-func (r *recorder) wait(t *testing.T, what string, n int, match func(agent.Event) bool) agent.Event {
+func (r *recorder) wait(t testing.TB, what string, n int, match func(agent.Event) bool) agent.Event {
 	t.Helper()
 	deadline := time.After(waitLimit)
 	for {
@@ -107,7 +107,7 @@ type env struct {
 	logDir string
 }
 
-func start(t *testing.T, opts ...apitest.Option) *env {
+func start(t testing.TB, opts ...apitest.Option) *env {
 	t.Helper()
 	c := &testclock.Offset{}
 	opts = append(opts, func(cfg *server.Config) {
@@ -121,7 +121,7 @@ func start(t *testing.T, opts ...apitest.Option) *env {
 }
 
 // setRuntime sets the fleet's runtime configuration to n copies of path.
-func (e *env) setRuntime(t *testing.T, path, params string, n int32) {
+func (e *env) setRuntime(t testing.TB, path, params string, n int32) {
 	t.Helper()
 	sp := types.ServerProcess{LaunchPath: aws.String(path), ConcurrentExecutions: aws.Int32(n)}
 	if params != "" {
@@ -137,7 +137,7 @@ func (e *env) setRuntime(t *testing.T, path, params string, n int32) {
 
 // outageProxy starts a proxy to the service that answers 503 while down
 // is set; it is closed at cleanup, after the agents started later stop.
-func (e *env) outageProxy(t *testing.T) (endpoint string, down *atomic.Bool) {
+func (e *env) outageProxy(t testing.TB) (endpoint string, down *atomic.Bool) {
 	t.Helper()
 	target, err := url.Parse(e.URL)
 	if err != nil {
@@ -163,7 +163,7 @@ type running struct {
 }
 
 // runAgent starts an agent on the env's fleet; it is stopped at cleanup.
-func (e *env) runAgent(t *testing.T, adjust ...func(*agent.Config)) *running {
+func (e *env) runAgent(t testing.TB, adjust ...func(*agent.Config)) *running {
 	t.Helper()
 	rec := newRecorder()
 	cfg := agent.Config{
@@ -187,7 +187,7 @@ func (e *env) runAgent(t *testing.T, adjust ...func(*agent.Config)) *running {
 }
 
 // stop cancels the agent and waits for Run to return.
-func (r *running) stop(t *testing.T) error {
+func (r *running) stop(t testing.TB) error {
 	t.Helper()
 	r.cancel()
 	select {
@@ -201,7 +201,7 @@ func (r *running) stop(t *testing.T) error {
 }
 
 // waitActive waits until the fleet has n ACTIVE server processes.
-func (e *env) waitActive(t *testing.T, n int32) {
+func (e *env) waitActive(t testing.TB, n int32) {
 	t.Helper()
 	exectest.Eventually(t, fmt.Sprintf("%d active server processes", n), waitLimit, func() (bool, string) {
 		out, err := e.gl.DescribeFleetUtilization(context.Background(), &gamelift.DescribeFleetUtilizationInput{FleetIds: []string{e.fleet}})
@@ -214,7 +214,7 @@ func (e *env) waitActive(t *testing.T, n int32) {
 }
 
 // events returns the fleet's events with code.
-func (e *env) events(t *testing.T, code string) []types.Event {
+func (e *env) events(t testing.TB, code string) []types.Event {
 	t.Helper()
 	out, err := e.gl.DescribeFleetEvents(context.Background(), &gamelift.DescribeFleetEventsInput{FleetId: aws.String(e.fleet), Limit: aws.Int32(100)})
 	if err != nil {

@@ -26,12 +26,13 @@ func (a *Agent) registerUntilDone(ctx context.Context) error {
 			return fmt.Errorf("registering compute %s to fleet %s: %s", a.cfg.ComputeName, a.cfg.FleetID, errText(err))
 		}
 		d := a.svcBackoff.next()
+		retry := a.cfg.Wake(a.cfg.Now().Add(d)) // before the event: whoever hears it may move the clock
 		a.log.Warn("cannot reach the service to register the compute; retrying", "endpoint", a.cfg.Endpoint, "retry_in", d.String(), "err", errText(err))
 		a.emit(Event{Kind: EvServiceError, Detail: "RegisterCompute: " + errText(err), Delay: d})
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-a.cfg.Wake(a.cfg.Now().Add(d)):
+		case <-retry:
 		}
 	}
 }

@@ -27,16 +27,23 @@ type AgentReport struct {
 	FleetId     string
 	ComputeName string
 	ProcessId   string `json:",omitempty"`
-	Kind        string // INVALID_PATH or EXITED
+	Kind        string // INVALID_PATH, EXITED or READY_TIMEOUT
 	LaunchPath  string `json:",omitempty"`
 	ExitCode    int
 	Signal      string `json:",omitempty"`
 	Stopped     string `json:",omitempty"` // "", TERMINATED or KILLED
 }
 
-// AgentReportResult is the answer to a report.
+// AgentReportResult is the answer to a report: the event written, and
+// for an EXITED report what the process did before it exited (it called
+// ProcessReady, a game session was placed on it, it called ProcessEnding).
+// The agent replaces a process that hosted a game session, or was ready
+// and called ProcessEnding, at once, and backs off any other.
 type AgentReportResult struct {
-	EventCode string
+	EventCode         string
+	ProcessReady      bool `json:",omitempty"`
+	HostedGameSession bool `json:",omitempty"`
+	ProcessEnding     bool `json:",omitempty"`
 }
 
 // DecodeAgentReport parses a report body strictly: unknown members and
@@ -72,7 +79,7 @@ func (h *Handler) ServeAgentReport(w http.ResponseWriter, r *http.Request) {
 		fail(exceptions[game.InvalidRequest], err.Error())
 		return
 	}
-	code, err := h.svc.ReportProcess(r.Context(), control.ProcessReport{
+	res, err := h.svc.ReportProcess(r.Context(), control.ProcessReport{
 		FleetID: rep.FleetId, ComputeName: rep.ComputeName, PID: rep.ProcessId, Kind: rep.Kind,
 		LaunchPath: rep.LaunchPath, ExitCode: rep.ExitCode, Signal: rep.Signal, Stopped: rep.Stopped,
 	})
@@ -86,7 +93,8 @@ func (h *Handler) ServeAgentReport(w http.ResponseWriter, r *http.Request) {
 		fail(ex, msg)
 		return
 	}
-	out, _ := json.Marshal(AgentReportResult{EventCode: code})
+	out, _ := json.Marshal(AgentReportResult{EventCode: res.EventCode, ProcessReady: res.ProcessReady,
+		HostedGameSession: res.HostedGameSession, ProcessEnding: res.ProcessEnding})
 	h.writeHeaders(w, wire.JSON, reqID)
 	w.Header().Set("Content-Type", "application/json")
 	w.Write(out)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
@@ -166,5 +167,71 @@ func TestAgentReportRefusals(t *testing.T) {
 	}
 	if got := e.eventCodes(t, e.fleet); len(got) != 2 { // FLEET_CREATED, FLEET_STATE_ACTIVE
 		t.Errorf("refused reports wrote events: %v", got)
+	}
+}
+
+// TestAgentReportAnswersWhatTheProcessDid: the answer to an EXITED report
+// says whether the process called ProcessReady, hosted a game session and
+// called ProcessEnding, from which the agent tells a clean end from a
+// crash; a READY_TIMEOUT report writes GameLift's timeout events.
+func TestAgentReportAnswersWhatTheProcessDid(t *testing.T) {
+	for name, opts := range apitest.Backends(t) {
+		t.Run(name, func(t *testing.T) {
+			e := newReportEnv(t, opts)
+			now := time.Now()
+			put := func(pid, status string, ready bool, session string, abnormal bool) {
+				p := &game.Process{FleetID: e.fleet, ComputeName: "host", PID: pid, Location: "custom-rep", Status: status,
+					Connected: status != game.ProcessTerminated, CreationTime: now, LastHealthy: now, Healthy: true,
+					GameSessionID: session, Abnormal: abnormal}
+				if ready {
+					p.ActivationTime = now
+				}
+				if status == game.ProcessTerminated {
+					p.TerminationTime = now
+				}
+				if err := e.Server.Store().Update(context.Background(), func(tx store.Tx) error { return tx.PutProcess(p) }); err != nil {
+					t.Fatal(err)
+				}
+			}
+			put("p-ended", game.ProcessTerminated, true, "", false)
+			put("p-hosting", game.ProcessActive, true, "gsess-1", false)
+			put("p-idle", game.ProcessActive, true, "", false)
+			put("p-sick", game.ProcessTerminated, true, "", true)
+			put("p-connected", game.ProcessConnected, false, "", false)
+			put("p-active", game.ProcessActive, true, "", false)
+			for _, tc := range []struct {
+				pid, kind string
+				want      map[string]any
+			}{
+				{"p-ended", "EXITED", map[string]any{"ProcessReady": true, "ProcessEnding": true}},
+				{"p-hosting", "EXITED", map[string]any{"EventCode": "SERVER_PROCESS_CRASHED", "ProcessReady": true, "HostedGameSession": true}},
+				{"p-idle", "EXITED", map[string]any{"EventCode": "SERVER_PROCESS_CRASHED", "ProcessReady": true}},
+				{"p-sick", "EXITED", map[string]any{"ProcessReady": true}}, // ended unhealthy by the service, not by ProcessEnding
+				{"p-never", "EXITED", map[string]any{"EventCode": "SERVER_PROCESS_CRASHED"}},
+				{"p-silent", "READY_TIMEOUT", map[string]any{"EventCode": "SERVER_PROCESS_SDK_INITIALIZATION_TIMEOUT"}},
+				{"p-connected", "READY_TIMEOUT", map[string]any{"EventCode": "SERVER_PROCESS_PROCESS_READY_TIMEOUT"}},
+				{"p-active", "READY_TIMEOUT", map[string]any{"EventCode": "", "ProcessReady": true}},
+			} {
+				status, body := e.report(t, api.AgentReport{Kind: tc.kind, ProcessId: tc.pid}, true)
+				if _, ok := tc.want["EventCode"]; !ok {
+					tc.want["EventCode"] = ""
+				}
+				if status != http.StatusOK || fmt.Sprint(body) != fmt.Sprint(tc.want) {
+					t.Errorf("%s %s: %d %v, want %v", tc.kind, tc.pid, status, body, tc.want)
+				}
+			}
+			var p *game.Process
+			e.Server.Store().View(context.Background(), func(tx store.Tx) (err error) {
+				p, err = tx.GetProcess(e.fleet, "host", "p-connected")
+				return err
+			})
+			if p == nil || p.Status != game.ProcessTerminated {
+				t.Errorf("a process not ready in time is not ended: %+v", p)
+			}
+			status, body := e.report(t, api.AgentReport{Kind: "READY_TIMEOUT"}, true)
+			if status != http.StatusBadRequest || body["__type"] != "InvalidRequestException" {
+				t.Errorf("READY_TIMEOUT without ProcessId: %d %v", status, body)
+			}
+		})
 	}
 }

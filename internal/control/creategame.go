@@ -56,7 +56,7 @@ func (s *Service) CreateGameSession(ctx context.Context, in *wire.CreateGameSess
 		return nil, err
 	}
 	if !replay {
-		s.push(refOf(proc), startMessage(gs))
+		s.pushStart(proc, gs)
 	}
 	out := gameSessionOut(gs)
 	// GameLift's CreateGameSession answer on an Anywhere fleet leaves the

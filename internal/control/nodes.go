@@ -282,8 +282,8 @@ func (s *Service) ProcessResumed(ctx context.Context, ref ProcessRef) error {
 	var gs *game.GameSession
 	err := s.view(ctx, func(tx store.Tx) error {
 		p, err := tx.GetProcess(ref.FleetID, ref.ComputeName, ref.PID)
-		if err != nil || p.GameSessionID == "" || p.Status != game.ProcessActive {
-			return err
+		if err != nil || p.GameSessionID == "" || p.Status != game.ProcessActive || p.AwaitingHeartbeat {
+			return err // AwaitingHeartbeat: its first heartbeat pushes the start
 		}
 		gs, err = tx.GetGameSession(p.GameSessionID)
 		return err

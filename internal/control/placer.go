@@ -91,7 +91,7 @@ func (s *Service) placeOnce(ctx context.Context, snap *snapshot, after *game.Pla
 		return 0, nil, err
 	}
 	for _, pl := range out {
-		s.push(refOf(pl.proc), startMessage(pl.gs))
+		s.pushStart(pl.proc, pl.gs)
 	}
 	return len(list), list[len(list)-1], nil
 }

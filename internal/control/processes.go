@@ -78,17 +78,20 @@ func (s *Service) ProcessConnected(ctx context.Context, ref ProcessRef, c Connec
 	})
 }
 
-// ProcessReady is ActivateServerProcess: the process is ACTIVE on port.
-// It takes game sessions only after its first healthy heartbeat: the SDKs
-// mark themselves ready only after this answer reaches them, drop a
-// CreateGameSession that comes earlier, and start their health reports
-// once ready (spec/server-sdk-protocol.md §4.1). A second ProcessReady
-// updates port and log paths and keeps the health record.
+// ProcessReady is ActivateServerProcess: the process is ACTIVE on port,
+// healthy, and eligible for placement at once, as GameLift documents.
+// The SDKs mark themselves ready only after this answer reaches them and
+// drop a CreateGameSession that comes earlier; they start their health
+// reports once ready (spec/server-sdk-protocol.md §4.1). So a game session
+// placed before the first heartbeat is pushed when that heartbeat comes
+// (AwaitingHeartbeat). A second ProcessReady updates port and log paths
+// and keeps the health record.
 func (s *Service) ProcessReady(ctx context.Context, ref ProcessRef, r *sdkwire.ActivateServerProcess) error {
 	now := s.clock()
-	return s.updateProcess(ctx, ref, func(tx store.Tx, p *game.Process) error {
-		if p.Status != game.ProcessActive {
-			p.Healthy, p.LastHealthy = false, now
+	first := false
+	err := s.updateProcess(ctx, ref, func(tx store.Tx, p *game.Process) error {
+		if first = p.Status != game.ProcessActive; first {
+			p.Healthy, p.LastHealthy, p.AwaitingHeartbeat = true, now, true
 		}
 		if p.ActivationTime.IsZero() {
 			p.ActivationTime = now
@@ -97,19 +100,45 @@ func (s *Service) ProcessReady(ctx context.Context, ref ProcessRef, r *sdkwire.A
 		p.SDKVersion, p.SDKLanguage = r.SdkVersion, r.SdkLanguage
 		return nil
 	})
+	if err == nil && first {
+		s.wakePlacer() // a process can take a game session now
+	}
+	return err
+}
+
+// pushStart sends a game session's start to the process it was placed on,
+// unless the process has not sent its first heartbeat since ProcessReady:
+// ProcessHeartbeat pushes it then.
+func (s *Service) pushStart(p *game.Process, gs *game.GameSession) {
+	if !p.AwaitingHeartbeat {
+		s.push(refOf(p), startMessage(gs))
+	}
 }
 
 // ProcessHeartbeat records a health report. A healthy report restarts the
 // unhealthy clock; an unhealthy one leaves it running and keeps the
 // process from new game sessions. A process whose last healthy report (or
 // activation) is UnhealthyTimeout old is ended as unhealthy, by this report
-// when it is unhealthy, or else by the sweep (sweepProcess).
+// when it is unhealthy, or else by the sweep (sweepProcess). The first
+// report after ProcessReady says the SDK knows it is ready: a game session
+// placed on the process before it is pushed now.
 func (s *Service) ProcessHeartbeat(ctx context.Context, ref ProcessRef, healthy bool) error {
 	now := s.clock()
 	var sick *game.Process
+	var start *game.GameSession
 	freed := false
 	err := s.updateProcess(ctx, ref, func(tx store.Tx, p *game.Process) error {
 		freed = healthy && !p.Healthy && p.GameSessionID == ""
+		if p.AwaitingHeartbeat && p.GameSessionID != "" {
+			gs, err := tx.GetGameSession(p.GameSessionID)
+			if err != nil && !game.IsKind(err, game.NotFound) {
+				return err
+			}
+			if err == nil && gs.Status == game.SessionActivating {
+				start = gs
+			}
+		}
+		p.AwaitingHeartbeat = false
 		p.Healthy = healthy
 		if healthy {
 			p.LastHealthy = now
@@ -121,6 +150,9 @@ func (s *Service) ProcessHeartbeat(ctx context.Context, ref ProcessRef, healthy 
 		}
 		return nil
 	})
+	if err == nil && start != nil {
+		s.push(ref, startMessage(start))
+	}
 	if err == nil && sick != nil {
 		s.sendTerminate(sick)
 	}

@@ -31,6 +31,12 @@ type Process struct {
 	// name is that of the time of any report, which it used to be.)
 	Healthy     bool
 	LastHealthy time.Time `json:"LastHeartbeat"`
+	// AwaitingHeartbeat is set from ProcessReady until the first heartbeat
+	// after it. The process takes a game session meanwhile, but the SDKs
+	// drop a CreateGameSession that comes before they know they are ready,
+	// and they send their first heartbeat once they know: the start of a
+	// session placed in that gap is pushed with the heartbeat's answer.
+	AwaitingHeartbeat bool `json:",omitempty"`
 	// Connected is false between a dropped connection and either a
 	// reconnect or the process being declared lost.
 	Connected      bool

@@ -2,10 +2,13 @@ package lifecycle_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/gamelift"
 	"github.com/aws/aws-sdk-go-v2/service/gamelift/types"
+
+	"github.com/anylift/anylift/internal/exectest"
 )
 
 func TestNoFreeProcessIsFleetCapacityExceeded(t *testing.T) {
@@ -18,12 +21,7 @@ func TestNoFreeProcessIsFleetCapacityExceeded(t *testing.T) {
 		_, err = h.create(nil)
 		wantAPIError(t, err, "FleetCapacityExceededException") // connected, no ProcessReady
 
-		p.ok("ActivateServerProcess", map[string]any{"SdkVersion": "5.4.0", "SdkLanguage": "Cpp", "Port": 7777})
-		_, err = h.create(nil)
-		// The SDKs drop a CreateGameSession that arrives before they know
-		// they are ready; the first heartbeat says they do.
-		wantAPIError(t, err, "FleetCapacityExceededException")
-
+		p.ready(7777)
 		p.heartbeat(false)
 		_, err = h.create(nil)
 		wantAPIError(t, err, "FleetCapacityExceededException") // unhealthy
@@ -34,6 +32,57 @@ func TestNoFreeProcessIsFleetCapacityExceeded(t *testing.T) {
 		_, err = h.create(nil)
 		wantAPIError(t, err, "FleetCapacityExceededException") // busy
 		p.noPush()
+	})
+}
+
+// TestPlacedBeforeTheFirstHeartbeat: a process takes a game session as
+// soon as it called ProcessReady, as GameLift documents, through
+// CreateGameSession and through a queue. The SDKs drop a CreateGameSession
+// that comes before they know they are ready, and send their first
+// heartbeat once they know (the C# SDK on Mono about 2.4 s later), so the
+// session's start is pushed with that heartbeat, once, whatever health it
+// reports.
+func TestPlacedBeforeTheFirstHeartbeat(t *testing.T) {
+	eachBackend(t, func(t *testing.T, h *harness) {
+		tok := h.compute("host-1", "10.0.0.5")
+		activate := func(p *rawProc) {
+			p.ok("ActivateServerProcess", map[string]any{"SdkVersion": "5.0.0", "SdkLanguage": "CSharp", "Port": 7777})
+		}
+		p := h.dial("host-1", "proc-1", tok)
+		activate(p)
+		gs := h.mustCreate(nil)
+		if gs.Status != types.GameSessionStatusActivating || aws.ToString(gs.ComputeName) != "host-1" || aws.ToInt32(gs.Port) != 7777 {
+			t.Fatalf("session placed in the gap: %s on %s port %d", gs.Status, aws.ToString(gs.ComputeName), aws.ToInt32(gs.Port))
+		}
+		p.noPush() // the SDK may not know yet that it is ready
+		_, err := h.create(nil)
+		wantAPIError(t, err, "FleetCapacityExceededException") // one session per process
+
+		p.heartbeat(true)
+		m := p.push("CreateGameSession")
+		if m["GameSessionId"] != aws.ToString(gs.GameSessionId) {
+			t.Fatalf("pushed %v, want %s", m["GameSessionId"], aws.ToString(gs.GameSessionId))
+		}
+		p.heartbeat(true)
+		p.noPush() // once
+		p.ok("ActivateGameSession", map[string]any{"GameSessionId": m["GameSessionId"]})
+		if got := h.session(aws.ToString(gs.GameSessionId)); got.Status != types.GameSessionStatusActive {
+			t.Fatalf("session %s after activation", got.Status)
+		}
+
+		// Through a queue; the first heartbeat reports the process unhealthy,
+		// but the SDK is ready all the same.
+		h.queue(&gamelift.CreateGameSessionQueueInput{Name: aws.String("main"), Destinations: dest(h.fleet)})
+		q := h.dial("host-1", "proc-2", tok)
+		activate(q)
+		h.mustStart(&gamelift.StartGameSessionPlacementInput{PlacementId: aws.String("pl-1"), GameSessionQueueName: aws.String("main")})
+		exectest.Eventually(t, "the placement on proc-2", 10*time.Second, func() (bool, string) {
+			got := h.process("host-1", "proc-2").GameSessionID
+			return got != "", "none yet"
+		})
+		q.noPush()
+		q.heartbeat(false)
+		h.placedOn(q, "pl-1")
 	})
 }
 
