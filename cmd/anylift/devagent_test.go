@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -54,7 +55,8 @@ func TestDevAndAgentHelp(t *testing.T) {
 // cleanly.
 func TestBinaryDevStopsOnSignal(t *testing.T) {
 	bin := buildBinary(t)
-	cmd := exec.Command(bin, "dev", "--listen", "127.0.0.1:0", "--tls-listen", "", "--player-listen", "127.0.0.1:0", "--data-dir", t.TempDir())
+	dir := t.TempDir()
+	cmd := exec.Command(bin, "dev", "--listen", "127.0.0.1:0", "--tls-listen", "", "--player-listen", "127.0.0.1:0", "--data-dir", dir)
 	stdout, stderr := startPiped(t, cmd)
 	sc := bufio.NewScanner(stdout)
 	var block strings.Builder
@@ -81,6 +83,15 @@ func TestBinaryDevStopsOnSignal(t *testing.T) {
 	cli.Env = []string{"AWS_ENDPOINT_URL_GAMELIFT=" + endpoint}
 	if out, err := cli.CombinedOutput(); err != nil || !strings.Contains(string(out), "anylift-dev") {
 		t.Errorf("anylift describe-fleet-attributes at %q: %v\n%s", endpoint, err, out)
+	}
+	// A second dev on the same data directory exits at once, naming the
+	// directory and the process that holds it.
+	second := exec.Command(bin, "dev", "--listen", "127.0.0.1:0", "--tls-listen", "", "--player-listen", "", "--data-dir", dir)
+	second.Env = append(os.Environ(), "ANYLIFT_CONFIG=")
+	out, err := second.CombinedOutput()
+	want := fmt.Sprintf("data directory %s is in use by another anylift (pid %d): stop it first, or give another --data-dir", dir, cmd.Process.Pid)
+	if err == nil || !strings.Contains(string(out), want) {
+		t.Errorf("second anylift dev on %s: %v\n%s\nwant %q", dir, err, out, want)
 	}
 	cmd.Process.Signal(syscall.SIGINT)
 	go io.Copy(io.Discard, stdout)

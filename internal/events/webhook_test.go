@@ -250,6 +250,9 @@ func seqs(t *testing.T, st store.Store) []int64 {
 func TestWebhookTwoDeliverersOneDatabase(t *testing.T) {
 	for name, open := range openers(t) {
 		t.Run(name, func(t *testing.T) {
+			if name == "sqlite" {
+				t.Skip("one server per SQLite data directory: only PostgreSQL has two deliverers on one database")
+			}
 			const total = 40
 			h := newHook(t, always(200))
 			recorded := make(chan store.WebhookDelivery, 2*total)

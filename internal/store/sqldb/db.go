@@ -39,6 +39,7 @@ type DB struct {
 	write   *sql.DB
 	read    *sql.DB
 	dialect *Dialect
+	onClose []func() error // run by Close, last
 	queries sync.Map // query text → rebound text
 	stmts   sync.Map // stmtKey → *sql.Stmt (nil while being prepared)
 	nstmts  atomic.Int64
@@ -74,6 +75,9 @@ var _ store.Store = (*DB)(nil)
 // Dialect returns the backend's name ("sqlite" or "postgres").
 func (db *DB) Dialect() string { return db.dialect.Name }
 
+// OnClose has Close call f after closing both pools.
+func (db *DB) OnClose(f func() error) { db.onClose = append(db.onClose, f) }
+
 // Close closes both pools.
 func (db *DB) Close() error {
 	close(db.stop)
@@ -90,6 +94,11 @@ func (db *DB) Close() error {
 	err := db.write.Close()
 	if db.read != db.write {
 		if e := db.read.Close(); err == nil {
+			err = e
+		}
+	}
+	for _, f := range db.onClose {
+		if e := f(); err == nil {
 			err = e
 		}
 	}

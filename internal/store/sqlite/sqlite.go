@@ -38,10 +38,26 @@ type Options struct {
 }
 
 // Open opens (creating if needed) the store in dir and applies migrations.
+// The directory is this process's until the store is closed: a second
+// Open, here or in another process, fails with *InUseError.
 func Open(ctx context.Context, dir string, opts Options) (*sqldb.DB, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("data directory: %w", err)
 	}
+	release, err := lockDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	db, err := open(ctx, dir, opts)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	db.OnClose(release)
+	return db, nil
+}
+
+func open(ctx context.Context, dir string, opts Options) (*sqldb.DB, error) {
 	syncMode := strings.ToUpper(opts.Synchronous)
 	if syncMode == "" {
 		syncMode = "FULL"
