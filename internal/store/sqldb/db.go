@@ -40,8 +40,8 @@ type DB struct {
 	read    *sql.DB
 	dialect *Dialect
 	onClose []func() error // run by Close, last
-	queries sync.Map // query text → rebound text
-	stmts   sync.Map // stmtKey → *sql.Stmt (nil while being prepared)
+	queries sync.Map       // query text → rebound text
+	stmts   sync.Map       // stmtKey → *sql.Stmt (nil while being prepared)
 	nstmts  atomic.Int64
 	// preparing tracks background preparations; Close waits for them.
 	preparing sync.WaitGroup
