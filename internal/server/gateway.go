@@ -2,10 +2,8 @@ package server
 
 import (
 	"errors"
-	"log/slog"
 	"net"
 	"net/http"
-	"time"
 
 	"github.com/anylift/anylift/internal/gateway"
 )
@@ -34,9 +32,9 @@ func (s *Server) startGateway() error {
 	if err != nil {
 		return err
 	}
-	s.gateway, s.playerLn = gw, ln
-	s.playerHTTP = &http.Server{Handler: gw.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
-		IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10, ErrorLog: slog.NewLogLogger(s.cfg.Log.Handler(), slog.LevelWarn)}
+	s.gateway, s.playerLn = gw, s.limit(ln, "player gateway")
+	s.playerHTTP = newHTTPServer(gw.Handler(), s.limits, s.cfg.Log)
+	ln = s.playerLn
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()

@@ -78,6 +78,9 @@ type Config struct {
 	NodeListen, NodeAdvertise, NodeSecret, NodeID string
 	NodeTTL, DrainTimeout                         time.Duration
 
+	// Limits bound every listener (limits.go); zero members take defaults.
+	Limits Limits
+
 	Log *slog.Logger
 	Now func() time.Time // the clock; time.Now when nil
 }
@@ -85,6 +88,7 @@ type Config struct {
 // Server is a running Anylift service.
 type Server struct {
 	cfg    Config
+	limits Limits
 	store  store.Store
 	svc    *control.Service
 	api    *api.Handler
@@ -142,11 +146,12 @@ func openStore(ctx context.Context, cfg Config) (store.Store, error) {
 }
 
 func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
-	s := &Server{cfg: cfg, store: st}
+	s := &Server{cfg: cfg, store: st, limits: cfg.Limits.withDefaults()}
 	var err error
 	if s.ln, err = listen(cfg.Listen, "127.0.0.1:9870"); err != nil {
 		return nil, err
 	}
+	s.ln = s.limit(s.ln, "API")
 	if cfg.TLSListen != "" {
 		if s.tlsLn, err = s.listenTLS(); err != nil {
 			s.ln.Close()
@@ -193,6 +198,8 @@ func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 		Verifier: &api.Verifier{Secrets: cfg.Credentials, AnyCredentials: cfg.AnyCredentials, Now: cfg.Now},
 		Log:      cfg.Log,
 		Observe:  s.obs.exporter.Observe,
+
+		UnauthenticatedBytes: s.limits.UnauthenticatedBodyBytes,
 	})
 	procs.hub = s.hub
 	s.svc.SetPusher(procs)
@@ -206,11 +213,7 @@ func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 		}
 		return nil, fmt.Errorf("registering this node in the store: %w", err)
 	}
-	s.http = &http.Server{
-		Handler:           s.routes(),
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          slog.NewLogLogger(cfg.Log.Handler(), slog.LevelWarn),
-	}
+	s.http = newHTTPServer(s.routes(), s.limits, cfg.Log)
 	s.http.RegisterOnShutdown(s.events.Shutdown)
 	if err := s.startGateway(); err != nil {
 		s.ln.Close()
@@ -265,7 +268,7 @@ func (s *Server) listenTLS() (net.Listener, error) {
 	if err != nil {
 		return nil, err
 	}
-	return tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}), nil
+	return tls.NewListener(s.limit(ln, "TLS"), &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}), nil
 }
 
 // serve runs the HTTP server on ln until Close.
@@ -289,7 +292,7 @@ func storeName(cfg Config) string {
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", s.healthz)
-	mux.Handle("GET /events", s.events.Handler())
+	mux.Handle("GET /events", longLived(s.events.Handler()))
 	mux.HandleFunc("POST "+api.AgentReportPath, s.api.ServeAgentReport)
 	s.obs.mount(mux)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
