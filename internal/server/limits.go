@@ -271,5 +271,27 @@ func findLimited(c net.Conn) *limitedConn {
 
 // limit wraps ln with the connection cap of s's limits.
 func (s *Server) limit(ln net.Listener, name string) *limitListener {
-	return newLimitListener(ln, name, s.limits.MaxConns, s.cfg.Log)
+	l := newLimitListener(ln, name, s.limits.MaxConns, s.cfg.Log)
+	s.limited.Store(name, l)
+	return l
+}
+
+// ConnStats counts one listener's connections.
+type ConnStats struct {
+	Open     int   // HTTP connections, counted against Limits.MaxConns
+	Upgraded int   // WebSocket connections, not counted
+	Evicted  int64 // idle connections closed to make room, so far
+	Refused  int64 // new connections closed because every one was busy
+}
+
+// ListenerStats reports the connections of the listener named name:
+// "API", "TLS", "node" or "player gateway".
+func (s *Server) ListenerStats(name string) ConnStats {
+	v, ok := s.limited.Load(name)
+	if !ok {
+		return ConnStats{}
+	}
+	var st ConnStats
+	st.Open, st.Upgraded, st.Evicted, st.Refused = v.(*limitListener).Stats()
+	return st
 }

@@ -88,7 +88,6 @@ type Config struct {
 // Server is a running Anylift service.
 type Server struct {
 	cfg    Config
-	limits Limits
 	store  store.Store
 	svc    *control.Service
 	api    *api.Handler
@@ -109,6 +108,11 @@ type Server struct {
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+
+	// limits bound every listener; limited maps each listener's name to
+	// its *limitListener (limits.go).
+	limits  Limits
+	limited sync.Map
 }
 
 // Start opens the store, listens on cfg.Listen and serves in the
