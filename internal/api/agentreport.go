@@ -59,6 +59,7 @@ func (h *Handler) ServeAgentReport(w http.ResponseWriter, r *http.Request) {
 	fail := func(ex exception, msg string) { h.writeError(w, wire.JSON, reqID, ex, msg) }
 	body, err := h.readBody(r, 64<<10)
 	if err != nil {
+		w.Header().Set("Connection", "close") // the body is not drained
 		var ae *authError
 		if errors.As(err, &ae) {
 			fail(exception{ae.code, ae.status}, ae.message)

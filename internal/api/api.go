@@ -110,7 +110,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, p, reqID, exception{err.code, err.status}, err.message)
 		return
 	}
-	out, err2 := h.serve(r, p, op, reqID)
+	out, err2 := h.serve(w, r, p, op, reqID)
 	if err2 != nil {
 		var ae *authError
 		if errors.As(err2, &ae) {
@@ -140,9 +140,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Write(body)
 }
 
-func (h *Handler) serve(r *http.Request, p wire.Protocol, op, reqID string) (any, error) {
+func (h *Handler) serve(w http.ResponseWriter, r *http.Request, p wire.Protocol, op, reqID string) (any, error) {
 	body, err := h.readBody(r, MaxBodyBytes)
 	if err != nil {
+		// The body is not read, and must not be: the connection closes
+		// after the answer rather than drain it first.
+		w.Header().Set("Connection", "close")
 		var ae *authError
 		if errors.As(err, &ae) {
 			if ae.status == http.StatusServiceUnavailable {
@@ -203,7 +206,14 @@ func (h *Handler) writeHeaders(w http.ResponseWriter, p wire.Protocol, reqID str
 	}
 }
 
+// MaxErrorMessage caps an error's message, in bytes: no request, however
+// large or wrong, makes a large answer.
+const MaxErrorMessage = 8 << 10
+
 func (h *Handler) writeError(w http.ResponseWriter, p wire.Protocol, reqID string, ex exception, message string) {
+	if len(message) > MaxErrorMessage {
+		message = strings.ToValidUTF8(message[:MaxErrorMessage-3], "") + "..."
+	}
 	h.writeHeaders(w, p, reqID)
 	w.Header().Set("X-Amzn-Errortype", ex.code)
 	w.WriteHeader(ex.status)
