@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/anylift/anylift/internal/apitest"
+	"github.com/anylift/anylift/internal/cluster"
 	"github.com/anylift/anylift/internal/server"
 )
 
@@ -252,5 +254,24 @@ func TestEveryListenerIsBounded(t *testing.T) {
 				t.Errorf("stats %+v", st)
 			}
 		})
+	}
+}
+
+// The node listener refuses an unsigned push from its headers, without
+// waiting for its body.
+func TestNodeListenerRefusesBeforeTheBody(t *testing.T) {
+	env := startLimited(t, server.Limits{}, func(c *server.Config) {
+		c.NodeListen, c.NodeSecret = "127.0.0.1:0", "a-node-secret-of-some-length"
+	})
+	c := dial(t, env.Server.NodeAddr())
+	fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: node\r\nContent-Length: 1000000\r\n\r\n", cluster.PushPath)
+	c.SetReadDeadline(time.Now().Add(waitLimit))
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("no answer before the body: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("status %d", resp.StatusCode)
 	}
 }
