@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"time"
 
 	"github.com/anylift/anylift/internal/gateway"
 )
@@ -33,7 +34,9 @@ func (s *Server) startGateway() error {
 		return err
 	}
 	s.gateway, s.playerLn = gw, s.limit(ln, "player gateway")
-	s.playerHTTP = newHTTPServer(gw.Handler(), s.limits, s.cfg.Log)
+	lim := s.limits // a create may wait CreateTimeout before it answers
+	lim.WriteTimeout = max(lim.WriteTimeout, gc.CreateTimeout+30*time.Second)
+	s.playerHTTP = newHTTPServer(gw.Handler(), lim, s.cfg.Log)
 	ln = s.playerLn
 	s.wg.Add(1)
 	go func() {
