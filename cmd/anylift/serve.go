@@ -47,6 +47,7 @@ func serveFlags(fs *flag.FlagSet) func(logTo io.Writer) (server.Config, error) {
 	ev := eventFlags(fs)
 	player := playerFlags(fs)
 	metricsRetention := fs.Duration("metrics-retention", 14*24*time.Hour, "how long the per-minute metric history behind the console's graphs is kept")
+	limits := limitFlags(fs)
 	return func(logTo io.Writer) (server.Config, error) {
 		creds := map[string]string{}
 		if *accessKey != "" || *secretKey != "" {
@@ -81,6 +82,10 @@ func serveFlags(fs *flag.FlagSet) func(logTo io.Writer) (server.Config, error) {
 		if err != nil {
 			return server.Config{}, err
 		}
+		lim, err := limits()
+		if err != nil {
+			return server.Config{}, err
+		}
 		return server.Config{
 			Log:       log,
 			TLSListen: *tlsListen, TLSCert: *tlsCert, TLSKey: *tlsKey,
@@ -101,6 +106,7 @@ func serveFlags(fs *flag.FlagSet) func(logTo io.Writer) (server.Config, error) {
 			Player:               playerCfg,
 			NodeListen:           *nodeListen, NodeAdvertise: *nodeAdvertise, NodeSecret: *nodeSecret, NodeID: *nodeID,
 			NodeTTL: *nodeTTL, DrainTimeout: *drainTimeout,
+			Limits: lim,
 		}, nil
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 
 	"github.com/anylift/anylift/internal/control"
@@ -65,13 +64,15 @@ func DecodeAgentReport(body []byte) (*AgentReport, error) {
 func (h *Handler) ServeAgentReport(w http.ResponseWriter, r *http.Request) {
 	reqID := h.newID()
 	fail := func(ex exception, msg string) { h.writeError(w, wire.JSON, reqID, ex, msg) }
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, 64<<10))
+	body, err := h.readBody(r, 64<<10)
 	if err != nil {
-		fail(exceptions[game.InvalidRequest], "could not read the report")
-		return
-	}
-	if _, aerr := h.verifier.Verify(r, body); aerr != nil {
-		fail(exception{aerr.code, aerr.status}, aerr.message)
+		w.Header().Set("Connection", "close") // the body is not drained
+		var ae *authError
+		if errors.As(err, &ae) {
+			fail(exception{ae.code, ae.status}, ae.message)
+		} else {
+			fail(exceptions[game.InvalidRequest], "could not read the report: "+err.Error())
+		}
 		return
 	}
 	rep, err := DecodeAgentReport(body)

@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -43,6 +42,7 @@ type Handler struct {
 	log      *slog.Logger
 	observe  Observer
 	newID    func() string
+	unauth   *budget
 }
 
 // Options configure a Handler.
@@ -50,11 +50,19 @@ type Options struct {
 	Verifier *Verifier
 	Log      *slog.Logger
 	Observe  Observer
+	// UnauthenticatedBytes caps the body bytes held, across requests,
+	// before their signature is checked (DefaultUnauthenticatedBytes
+	// when zero).
+	UnauthenticatedBytes int64
 }
 
 // New returns the API handler over svc.
 func New(svc *control.Service, o Options) *Handler {
-	h := &Handler{ops: operations(svc), svc: svc, verifier: o.Verifier, log: o.Log, observe: o.Observe, newID: game.NewUUID}
+	h := &Handler{ops: operations(svc), svc: svc, verifier: o.Verifier, log: o.Log, observe: o.Observe, newID: game.NewUUID,
+		unauth: &budget{max: o.UnauthenticatedBytes}}
+	if h.unauth.max <= 0 {
+		h.unauth.max = DefaultUnauthenticatedBytes
+	}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
@@ -102,7 +110,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, p, reqID, exception{err.code, err.status}, err.message)
 		return
 	}
-	out, err2 := h.serve(r, p, op, reqID)
+	out, err2 := h.serve(w, r, p, op, reqID)
 	if err2 != nil {
 		var ae *authError
 		if errors.As(err2, &ae) {
@@ -132,18 +140,21 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Write(body)
 }
 
-func (h *Handler) serve(r *http.Request, p wire.Protocol, op, reqID string) (any, error) {
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, MaxBodyBytes))
+func (h *Handler) serve(w http.ResponseWriter, r *http.Request, p wire.Protocol, op, reqID string) (any, error) {
+	body, err := h.readBody(r, MaxBodyBytes)
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return nil, game.Errorf(game.InvalidRequest, "request body exceeds %d bytes", MaxBodyBytes)
+		// The body is not read, and must not be: the connection closes
+		// after the answer rather than drain it first.
+		w.Header().Set("Connection", "close")
+		var ae *authError
+		if errors.As(err, &ae) {
+			if ae.status == http.StatusServiceUnavailable {
+				h.log.Warn("request refused", "op", op, "request_id", reqID, "reason", ae.message)
+			} else {
+				h.log.Info("authentication failed", "op", op, "request_id", reqID, "code", ae.code)
+			}
 		}
-		return nil, game.Errorf(game.InvalidRequest, "could not read request body")
-	}
-	if _, aerr := h.verifier.Verify(r, body); aerr != nil {
-		h.log.Info("authentication failed", "op", op, "request_id", reqID, "code", aerr.code)
-		return nil, aerr
+		return nil, err
 	}
 	run, ok := h.ops[op]
 	if !ok {
@@ -195,7 +206,14 @@ func (h *Handler) writeHeaders(w http.ResponseWriter, p wire.Protocol, reqID str
 	}
 }
 
+// MaxErrorMessage caps an error's message, in bytes: no request, however
+// large or wrong, makes a large answer.
+const MaxErrorMessage = 8 << 10
+
 func (h *Handler) writeError(w http.ResponseWriter, p wire.Protocol, reqID string, ex exception, message string) {
+	if len(message) > MaxErrorMessage {
+		message = strings.ToValidUTF8(message[:MaxErrorMessage-3], "") + "..."
+	}
 	h.writeHeaders(w, p, reqID)
 	w.Header().Set("X-Amzn-Errortype", ex.code)
 	w.WriteHeader(ex.status)

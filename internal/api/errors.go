@@ -64,3 +64,13 @@ func modeledFor(op string, ex exception) exception {
 	}
 	return ex
 }
+
+// Unavailable answers r, a request Match accepts, with status 503 and
+// InternalServiceException in r's protocol: this node cannot serve now
+// (its store is unreachable), and clients retry a 503 by themselves.
+func (h *Handler) Unavailable(w http.ResponseWriter, r *http.Request, message string) {
+	p, _, _ := route(r)
+	w.Header().Set("Retry-After", "1")
+	ae := unavailable(message)
+	h.writeError(w, p, h.newID(), exception{ae.code, ae.status}, ae.message)
+}

@@ -113,27 +113,60 @@ func parseAuthorization(h string) (*authHeader, *authError) {
 // Verify authenticates r, whose body has been read into body. It returns
 // the access key id on success.
 func (v *Verifier) Verify(r *http.Request, body []byte) (string, *authError) {
-	h := r.Header.Get("Authorization")
-	if h == "" {
-		return "", missingToken()
-	}
-	a, aerr := parseAuthorization(h)
+	pre, aerr := v.PreVerify(r)
 	if aerr != nil {
 		return "", aerr
 	}
+	if aerr := v.Finish(r, pre, body); aerr != nil {
+		return "", aerr
+	}
+	return pre.accessKey, nil
+}
+
+// Signed is what PreVerify learned from a request's headers.
+type Signed struct {
+	accessKey string
+	a         *authHeader
+	secret    string
+	signTime  time.Time
+	// claimed is the payload hash of X-Amz-Content-Sha256 the signature
+	// was verified over, "" when it was not sent.
+	claimed string
+	// done: nothing is left to check but the body's hash against claimed.
+	done bool
+}
+
+// Authenticated reports whether the request's signature was verified
+// from its headers alone (X-Amz-Content-Sha256 sent, or any credentials
+// accepted): its body is then read as an authenticated one.
+func (s *Signed) Authenticated() bool { return s.done }
+
+// PreVerify checks all that can be checked before the body is read: the
+// Authorization header, the date and its skew, the access key and, when
+// the client declared the payload's hash in X-Amz-Content-Sha256, the
+// signature itself over that hash. Finish checks the rest.
+func (v *Verifier) PreVerify(r *http.Request) (*Signed, *authError) {
+	h := r.Header.Get("Authorization")
+	if h == "" {
+		return nil, missingToken()
+	}
+	a, aerr := parseAuthorization(h)
+	if aerr != nil {
+		return nil, aerr
+	}
 	dateHeader := r.Header.Get("X-Amz-Date")
 	if dateHeader == "" {
-		return "", incomplete("X-Amz-Date header is required")
+		return nil, incomplete("X-Amz-Date header is required")
 	}
 	signTime, err := time.Parse(amzDateFormat, dateHeader)
 	if err != nil {
-		return "", incomplete("X-Amz-Date must have the form YYYYMMDD'T'HHMMSS'Z'")
+		return nil, incomplete("X-Amz-Date must have the form YYYYMMDD'T'HHMMSS'Z'")
 	}
 	if a.date != signTime.Format("20060102") {
-		return "", invalidSignature("Date in Credential scope does not match YYYYMMDD from ISO-8601 version of date from HTTP: '" + a.date + "' != '" + signTime.Format("20060102") + "', from '" + dateHeader + "'.")
+		return nil, invalidSignature("Date in Credential scope does not match YYYYMMDD from ISO-8601 version of date from HTTP: '" + a.date + "' != '" + signTime.Format("20060102") + "', from '" + dateHeader + "'.")
 	}
 	if v.AnyCredentials {
-		return a.accessKey, nil
+		return &Signed{accessKey: a.accessKey, done: true}, nil
 	}
 	now := time.Now
 	if v.Now != nil {
@@ -141,25 +174,63 @@ func (v *Verifier) Verify(r *http.Request, body []byte) (string, *authError) {
 	}
 	t := now().UTC()
 	if signTime.Before(t.Add(-MaxClockSkew)) {
-		return "", invalidSignature("Signature expired: " + dateHeader + " is now earlier than " + t.Add(-MaxClockSkew).Format(amzDateFormat) + " (" + t.Format(amzDateFormat) + " - 15 min.)")
+		return nil, invalidSignature("Signature expired: " + dateHeader + " is now earlier than " + t.Add(-MaxClockSkew).Format(amzDateFormat) + " (" + t.Format(amzDateFormat) + " - 15 min.)")
 	}
 	if signTime.After(t.Add(MaxClockSkew)) {
-		return "", invalidSignature("Signature not yet current: " + dateHeader + " is still later than " + t.Add(MaxClockSkew).Format(amzDateFormat) + " (" + t.Format(amzDateFormat) + " + 15 min.)")
+		return nil, invalidSignature("Signature not yet current: " + dateHeader + " is still later than " + t.Add(MaxClockSkew).Format(amzDateFormat) + " (" + t.Format(amzDateFormat) + " + 15 min.)")
 	}
 	secret, ok := v.Secrets[a.accessKey]
 	if !ok {
-		return "", &authError{"UnrecognizedClientException", http.StatusForbidden, "The security token included in the request is invalid."}
+		return nil, &authError{"UnrecognizedClientException", http.StatusForbidden, "The security token included in the request is invalid."}
 	}
-	want, err := v.expected(r, body, a, secret, signTime)
-	if err != nil || !hmac.Equal([]byte(want), []byte(a.signature)) {
-		return "", invalidSignature("The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.")
+	s := &Signed{accessKey: a.accessKey, a: a, secret: secret, signTime: signTime}
+	if claimed := r.Header.Get("X-Amz-Content-Sha256"); isHexHash(claimed) {
+		if aerr := v.check(r, s, claimed); aerr != nil {
+			return nil, aerr
+		}
+		s.claimed, s.done = claimed, true
 	}
-	return a.accessKey, nil
+	return s, nil
+}
+
+// Finish verifies what PreVerify could not: the signature over body's
+// hash, or body's hash against the one declared and already verified.
+func (v *Verifier) Finish(r *http.Request, s *Signed, body []byte) *authError {
+	if s.a == nil { // any credentials
+		return nil
+	}
+	sum := sha256.Sum256(body)
+	payloadHash := hex.EncodeToString(sum[:])
+	if s.done {
+		if payloadHash != s.claimed {
+			return invalidSignature("X-Amz-Content-Sha256 does not match the body")
+		}
+		return nil
+	}
+	if claimed := r.Header.Get("X-Amz-Content-Sha256"); claimed != "" && claimed != payloadHash {
+		return invalidSignature("X-Amz-Content-Sha256 does not match the body")
+	}
+	return v.check(r, s, payloadHash)
+}
+
+// check compares the request's signature with the one computed over
+// payloadHash.
+func (v *Verifier) check(r *http.Request, s *Signed, payloadHash string) *authError {
+	want, err := v.expected(r, s.a, s.secret, s.signTime, payloadHash)
+	if err != nil || !hmac.Equal([]byte(want), []byte(s.a.signature)) {
+		return invalidSignature("The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.")
+	}
+	return nil
+}
+
+// isHexHash reports whether s is a lowercase hex SHA-256.
+func isHexHash(s string) bool {
+	return len(s) == 64 && strings.Trim(s, "0123456789abcdef") == ""
 }
 
 // expected signs a copy of r holding only the headers the client signed,
 // and returns the signature the SDK's signer computes for it.
-func (v *Verifier) expected(r *http.Request, body []byte, a *authHeader, secret string, t time.Time) (string, error) {
+func (v *Verifier) expected(r *http.Request, a *authHeader, secret string, t time.Time, payloadHash string) (string, error) {
 	req, err := http.NewRequest(r.Method, "http://"+r.Host+r.URL.RequestURI(), nil)
 	if err != nil {
 		return "", err
@@ -176,11 +247,6 @@ func (v *Verifier) expected(r *http.Request, body []byte, a *authHeader, secret 
 		default:
 			req.Header[http.CanonicalHeaderKey(name)] = r.Header.Values(name)
 		}
-	}
-	sum := sha256.Sum256(body)
-	payloadHash := hex.EncodeToString(sum[:])
-	if claimed := r.Header.Get("X-Amz-Content-Sha256"); claimed != "" && claimed != payloadHash {
-		return "", invalidSignature("X-Amz-Content-Sha256 does not match the body")
 	}
 	if err := signer.SignHTTP(context.Background(), creds, req, payloadHash, a.service, a.region, t); err != nil {
 		return "", err

@@ -87,24 +87,38 @@ var (
 // Verify checks r, whose body is body. The nonce is remembered only once
 // the signature has matched.
 func (v *Verifier) Verify(r *http.Request, body []byte) error {
-	tsText, nonce, sig := r.Header.Get(HeaderTime), r.Header.Get(HeaderNonce), r.Header.Get(HeaderSignature)
-	if tsText == "" || nonce == "" || sig == "" || len(nonce) > 128 {
-		return ErrUnsigned
-	}
-	ts, err := strconv.ParseInt(tsText, 10, 64)
+	ts, err := v.CheckHeaders(r)
 	if err != nil {
-		return ErrUnsigned
+		return err
 	}
+	nonce, sig := r.Header.Get(HeaderNonce), r.Header.Get(HeaderSignature)
 	now := v.now()
 	at := time.UnixMilli(ts)
-	if at.Before(now.Add(-v.window)) || at.After(now.Add(v.window)) {
-		return ErrStale
-	}
 	want := signature(v.secret, r.Method, r.URL.Path, ts, nonce, body)
 	if !hmac.Equal([]byte(want), []byte(sig)) {
 		return ErrSignature
 	}
 	return v.remember(nonce, at.Add(v.window), now)
+}
+
+// CheckHeaders checks what can be checked before the body is read: the
+// signature headers are there and the time is within the window. It
+// returns the signing time in Unix milliseconds.
+func (v *Verifier) CheckHeaders(r *http.Request) (int64, error) {
+	tsText, nonce, sig := r.Header.Get(HeaderTime), r.Header.Get(HeaderNonce), r.Header.Get(HeaderSignature)
+	if tsText == "" || nonce == "" || sig == "" || len(nonce) > 128 {
+		return 0, ErrUnsigned
+	}
+	ts, err := strconv.ParseInt(tsText, 10, 64)
+	if err != nil {
+		return 0, ErrUnsigned
+	}
+	now := v.now()
+	at := time.UnixMilli(ts)
+	if at.Before(now.Add(-v.window)) || at.After(now.Add(v.window)) {
+		return 0, ErrStale
+	}
+	return ts, nil
 }
 
 func (v *Verifier) remember(nonce string, until, now time.Time) error {

@@ -79,6 +79,12 @@ func (m *message) ref() control.ProcessRef {
 }
 
 func readSigned(w http.ResponseWriter, r *http.Request, v *Verifier, log *slog.Logger) (*message, bool) {
+	if _, err := v.CheckHeaders(r); err != nil { // before reading a body
+		log.Warn("refused a node request", "remote", r.RemoteAddr, "path", r.URL.Path, "reason", err)
+		w.Header().Set("Connection", "close")
+		http.Error(w, "unauthorized: "+err.Error(), http.StatusUnauthorized)
+		return nil, false
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	if err != nil {
 		http.Error(w, "body too large", http.StatusRequestEntityTooLarge)

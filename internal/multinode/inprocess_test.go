@@ -3,10 +3,12 @@ package multinode
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -56,8 +58,15 @@ func TestNodeWithoutItsDatabaseRefusesTraffic(t *testing.T) {
 	}
 	env.Server.Service().Sweep(context.Background()) // the heartbeat fails
 	r := env.CallJSON(t, "ListFleets", map[string]any{})
-	if r.Status != http.StatusServiceUnavailable {
+	if r.Status != http.StatusServiceUnavailable || r.ErrorType(t) != "InternalServiceException" || r.Header.Get("Retry-After") == "" {
 		t.Errorf("API call without a database: %d %s", r.Status, r.Body)
+	}
+	// The AWS SDK (CBOR) reads the 503 as the typed exception, not as
+	// a deserialization failure.
+	_, err = env.Client().ListFleets(context.Background(), &gamelift.ListFleetsInput{})
+	var ise *types.InternalServiceException
+	if !errors.As(err, &ise) || !strings.Contains(ise.ErrorMessage(), "cannot reach its database") {
+		t.Errorf("the SDK saw %T %v", err, err)
 	}
 	t.Logf("refused with: %s", r.Body)
 }

@@ -105,6 +105,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	h, err := parseHandshake(r)
 	if err == nil {
+		if bad := checkHandshake(h); bad != nil {
+			s.cfg.Logger.Info("process handshake refused", "remote", r.RemoteAddr, "err", bad)
+			http.Error(w, bad.Error(), http.StatusBadRequest)
+			return
+		}
 		err = s.cfg.Auth.Authenticate(r.Context(), h)
 	}
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/anylift/anylift/internal/api"
 	"github.com/anylift/anylift/internal/cluster"
 	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/sdkserver"
@@ -31,9 +32,10 @@ func (s *Server) startNodeListener() error {
 	if err != nil {
 		return fmt.Errorf("--node-listen: %w", err)
 	}
-	s.nodeLn = ln
+	s.nodeLn = s.limit(ln, "node")
+	ln = s.nodeLn
 	v := cluster.NewVerifier([]byte(s.cfg.NodeSecret), 0, s.cfg.Now)
-	s.nodeHTTP = &http.Server{Handler: cluster.Handler(v, s.procs, s.cfg.Log), ReadHeaderTimeout: 5 * time.Second}
+	s.nodeHTTP = newHTTPServer(cluster.Handler(v, s.procs, s.cfg.Log), s.limits, s.cfg.Log)
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
@@ -105,6 +107,10 @@ func (b *processes) forward(r control.ProcessRef, send func(ctx context.Context,
 func (s *Server) gate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := s.svc.StoreReachable(); err != nil {
+			if api.Match(r) {
+				s.api.Unavailable(w, r, "Service unavailable: this node cannot reach its database; retry.")
+				return
+			}
 			w.Header().Set("Retry-After", "1")
 			http.Error(w, "service unavailable: this node cannot reach its database", http.StatusServiceUnavailable)
 			return

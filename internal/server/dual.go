@@ -119,6 +119,10 @@ type peekedConn struct {
 	pending bool
 }
 
+// NetConn is the connection under c, for the connection cap's bookkeeping
+// (limits.go), as *tls.Conn offers it.
+func (c *peekedConn) NetConn() net.Conn { return c.Conn }
+
 func (c *peekedConn) Read(p []byte) (int, error) {
 	if c.pending && len(p) > 0 {
 		c.pending = false

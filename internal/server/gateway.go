@@ -2,7 +2,6 @@ package server
 
 import (
 	"errors"
-	"log/slog"
 	"net"
 	"net/http"
 	"time"
@@ -34,9 +33,11 @@ func (s *Server) startGateway() error {
 	if err != nil {
 		return err
 	}
-	s.gateway, s.playerLn = gw, ln
-	s.playerHTTP = &http.Server{Handler: gw.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
-		IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10, ErrorLog: slog.NewLogLogger(s.cfg.Log.Handler(), slog.LevelWarn)}
+	s.gateway, s.playerLn = gw, s.limit(ln, "player gateway")
+	lim := s.limits // a create may wait CreateTimeout before it answers
+	lim.WriteTimeout = max(lim.WriteTimeout, gc.CreateTimeout+30*time.Second)
+	s.playerHTTP = newHTTPServer(gw.Handler(), lim, s.cfg.Log)
+	ln = s.playerLn
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()

@@ -87,6 +87,9 @@ type Config struct {
 	NodeListen, NodeAdvertise, NodeSecret, NodeID string
 	NodeTTL, DrainTimeout                         time.Duration
 
+	// Limits bound every listener (limits.go); zero members take defaults.
+	Limits Limits
+
 	Log *slog.Logger
 	Now func() time.Time // the clock; time.Now when nil
 }
@@ -117,6 +120,10 @@ type Server struct {
 
 	closeOnce sync.Once
 	closeErr  error
+	// limits bound every listener; limited maps each listener's name to
+	// its *limitListener (limits.go).
+	limits  Limits
+	limited sync.Map
 }
 
 // Start opens the store, listens on cfg.Listen and serves in the
@@ -154,7 +161,7 @@ func openStore(ctx context.Context, cfg Config) (store.Store, error) {
 }
 
 func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
-	s := &Server{cfg: cfg, store: st}
+	s := &Server{cfg: cfg, store: st, limits: cfg.Limits.withDefaults()}
 	tlsCfg, err := s.tlsConfig()
 	if err != nil {
 		return nil, err
@@ -163,13 +170,15 @@ func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.ln = newDualListener(ln, tlsCfg, sniffTimeout)
+	// The cap counts at accept, under the TLS-or-plain sniffing; a
+	// connection still being sniffed is idle, so it can be evicted.
+	s.ln = newDualListener(s.limit(ln, "API"), tlsCfg, s.limits.ReadHeaderTimeout)
 	if cfg.TLSListen != "" {
 		if s.tlsLn, err = net.Listen("tcp", cfg.TLSListen); err != nil {
 			s.ln.Close()
 			return nil, err
 		}
-		s.tlsLn = tls.NewListener(s.tlsLn, tlsCfg)
+		s.tlsLn = tls.NewListener(s.limit(s.tlsLn, "TLS"), tlsCfg)
 	}
 	s.procs = &processes{log: cfg.Log, hint: cfg.RefusedProcessHint}
 	if err := s.startNodeListener(); err != nil {
@@ -219,6 +228,8 @@ func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 		Verifier: &api.Verifier{Secrets: cfg.Credentials, AnyCredentials: cfg.AnyCredentials, Now: cfg.Now},
 		Log:      cfg.Log,
 		Observe:  s.obs.exporter.Observe,
+
+		UnauthenticatedBytes: s.limits.UnauthenticatedBodyBytes,
 	})
 	procs.hub = s.hub
 	s.svc.SetPusher(procs)
@@ -232,11 +243,7 @@ func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 		}
 		return nil, fmt.Errorf("registering this node in the store: %w", err)
 	}
-	s.http = &http.Server{
-		Handler:           s.routes(),
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          slog.NewLogLogger(cfg.Log.Handler(), slog.LevelWarn),
-	}
+	s.http = newHTTPServer(s.routes(), s.limits, cfg.Log)
 	s.http.RegisterOnShutdown(s.events.Shutdown)
 	if err := s.startGateway(); err != nil {
 		s.ln.Close()
@@ -273,10 +280,6 @@ func listen(addr, def string) (net.Listener, error) {
 	}
 	return net.Listen("tcp", addr)
 }
-
-// sniffTimeout bounds the wait for a new connection's first byte on the
-// API listener, which tells TLS from plain HTTP.
-const sniffTimeout = 10 * time.Second
 
 // tlsConfig is the TLS side of the API listener and of the TLS listener
 // (the C++ SDK, and so Unreal and O3DE, always speaks TLS), with
@@ -316,7 +319,7 @@ func storeName(cfg Config) string {
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", s.healthz)
-	mux.Handle("GET /events", s.events.Handler())
+	mux.Handle("GET /events", longLived(s.events.Handler()))
 	mux.HandleFunc("POST "+api.AgentReportPath, s.api.ServeAgentReport)
 	s.obs.mount(mux)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {

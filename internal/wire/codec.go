@@ -55,6 +55,11 @@ func (e *DecodeError) Error() string {
 	return "malformed request body: " + e.Reason
 }
 
+// MaxNesting is the deepest nesting of objects and arrays (maps and
+// arrays in CBOR) a request body may have. GameLift's deepest inputs
+// (matchmaking player attributes) nest six levels.
+const MaxNesting = 32
+
 var (
 	cborDec cbor.DecMode
 	cborEnc cbor.EncMode
@@ -65,7 +70,7 @@ func init() {
 	cborDec, err = cbor.DecOptions{
 		DupMapKey:         cbor.DupMapKeyEnforcedAPF,
 		IndefLength:       cbor.IndefLengthAllowed,
-		MaxNestedLevels:   32,
+		MaxNestedLevels:   MaxNesting,
 		MaxArrayElements:  65536,
 		MaxMapPairs:       65536,
 		FieldNameMatching: cbor.FieldNameMatchingCaseSensitive,
@@ -97,6 +102,9 @@ func decodeJSON(body []byte, v any) error {
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return &DecodeError{Reason: "the body must be a JSON object"}
 	}
+	if err := checkJSONDepth(body, MaxNesting); err != nil {
+		return err
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(v); err != nil {
 		var te *timeError
@@ -109,6 +117,35 @@ func decodeJSON(body []byte, v any) error {
 		return &DecodeError{Reason: "unexpected data after the JSON object"}
 	}
 	return checkJSONKeys(body, reflect.TypeOf(v))
+}
+
+// checkJSONDepth refuses a body nesting objects and arrays deeper than
+// max, in one pass and before any decoding: the decoders' work grows with
+// depth. Strings are skipped; malformed JSON is left to the decoder.
+func checkJSONDepth(body []byte, max int) error {
+	depth := 0
+	inString, escaped := false, false
+	for _, c := range body {
+		switch {
+		case inString:
+			if escaped {
+				escaped = false
+			} else if c == '\\' {
+				escaped = true
+			} else if c == '"' {
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			if depth++; depth > max {
+				return &DecodeError{Reason: fmt.Sprintf("JSON nested deeper than %d levels", max)}
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return nil
 }
 
 func jsonError(err error) error {

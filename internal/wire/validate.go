@@ -13,28 +13,46 @@ import (
 //
 //	1 validation error detected: Value 'x' at 'fleetId' failed to satisfy
 //	constraint: Member must satisfy regular expression pattern: ...
+//
+// It counts every violation but lists the first MaxListedProblems only,
+// so that a request of many bad values cannot make a huge answer.
 type ValidationError struct {
-	Problems []string
+	Problems []string // the first MaxListedProblems
+	Count    int      // all of them
 }
 
+// MaxListedProblems is how many violations a message lists.
+const MaxListedProblems = 10
+
 func (e *ValidationError) Error() string {
-	n := len(e.Problems)
+	n := e.Count
 	noun := "error"
 	if n != 1 {
 		noun = "errors"
 	}
-	return fmt.Sprintf("%d validation %s detected: %s", n, noun, strings.Join(e.Problems, "; "))
+	msg := fmt.Sprintf("%d validation %s detected: %s", n, noun, strings.Join(e.Problems, "; "))
+	if more := n - len(e.Problems); more > 0 {
+		msg += fmt.Sprintf("; and %d more not listed", more)
+	}
+	return msg
 }
 
 func (e *ValidationError) err() error {
-	if len(e.Problems) == 0 {
+	if e.Count == 0 {
 		return nil
 	}
 	return e
 }
 
+// listing reports whether a new violation will be listed; add counts it
+// either way, and formats it only when it is.
+func (e *ValidationError) listing() bool { return len(e.Problems) < MaxListedProblems }
+
 func (e *ValidationError) add(value, path, constraint string) {
-	e.Problems = append(e.Problems, fmt.Sprintf("Value %s at '%s' failed to satisfy constraint: %s", value, path, constraint))
+	e.Count++
+	if e.listing() {
+		e.Problems = append(e.Problems, fmt.Sprintf("Value %s at '%s' failed to satisfy constraint: %s", value, path, constraint))
+	}
 }
 
 func (e *ValidationError) required(path string) {
