@@ -39,6 +39,7 @@ type proc struct {
 	pid      string
 	slot     *slot
 	cmd      *exec.Cmd
+	token    string // the auth token it was given, kept out of logged output
 	started  time.Time
 	stopping string    // "" or control.StoppedTerminated once SIGTERM was sent
 	killAt   time.Time // when SIGKILL follows the SIGTERM
@@ -177,7 +178,7 @@ func (a *Agent) start(s *slot, path string, args []string, now time.Time) (*proc
 		stderr.Close()
 		return nil, err
 	}
-	p := &proc{pid: pid, slot: s, cmd: cmd, started: now}
+	p := &proc{pid: pid, slot: s, cmd: cmd, started: now, token: a.token}
 	go func() { // ends when the process has exited; the loop drains a.exits until none run
 		cmd.Wait()
 		stdout.Close()
@@ -335,7 +336,9 @@ func (a *Agent) crashed(e *ending, code string) {
 	for _, stream := range []string{"stdout", "stderr"} {
 		path := filepath.Join(a.cfg.LogDir, e.p.pid+"."+stream+".log")
 		for _, line := range lastLines(path, outputLines, outputBytes) {
-			a.log.Warn("crashed server process output", "pid", e.p.pid, "stream", stream, "line", line)
+			// Game servers often print their command line or settings:
+			// the auth token they were given stays out of the log.
+			a.log.Warn("crashed server process output", "pid", e.p.pid, "stream", stream, "line", redact(line, e.p.token))
 		}
 	}
 	a.emit(Event{Kind: EvBackoff, PID: e.p.pid, Delay: e.delay, Detail: s.spec.LaunchPath})
@@ -467,4 +470,13 @@ func (a *Agent) nextKill() (time.Time, bool) {
 		}
 	}
 	return next, !next.IsZero()
+}
+
+// redact replaces each whole appearance of secret in s by its first four
+// characters and an ellipsis.
+func redact(s, secret string) string {
+	if len(secret) < 8 {
+		return s
+	}
+	return strings.ReplaceAll(s, secret, secret[:4]+"…")
 }

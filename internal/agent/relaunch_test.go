@@ -91,12 +91,15 @@ func TestHostedProcessCrashIsReplacedAtOnce(t *testing.T) {
 // warning level (anylift dev's default) the crash and the process's last
 // lines of output, both streams, the last ten of each.
 func TestCrashLoopIsBackedOffAndShown(t *testing.T) {
-	script := filepath.Join(t.TempDir(), "broken-server")
+	dir := t.TempDir()
+	script, tokenFile := filepath.Join(dir, "broken-server"), filepath.Join(dir, "token")
 	var body strings.Builder
 	body.WriteString("#!/bin/sh\n")
+	fmt.Fprintf(&body, "printf %%s \"$GAMELIFT_SDK_AUTH_TOKEN\" > %s\n", tokenFile)
 	for i := 1; i <= 12; i++ {
 		fmt.Fprintf(&body, "echo 'loading map %d'\n", i)
 	}
+	body.WriteString("echo \"auth token: $GAMELIFT_SDK_AUTH_TOKEN\"\n")
 	body.WriteString("echo 'fatal: config file /etc/game.cfg not found' >&2\nexit 3\n")
 	if err := os.WriteFile(script, []byte(body.String()), 0o755); err != nil {
 		t.Fatal(err)
@@ -124,14 +127,22 @@ func TestCrashLoopIsBackedOffAndShown(t *testing.T) {
 	for _, want := range []string{
 		`level=WARN msg="server process crashed; next launch delayed"`, `exit="exit status 3"`, "delay=1s", "event=SERVER_PROCESS_CRASHED",
 		`stream=stderr line="fatal: config file /etc/game.cfg not found"`,
-		`stream=stdout line="loading map 12"`, `stream=stdout line="loading map 3"`,
+		`stream=stdout line="loading map 12"`, `stream=stdout line="loading map 4"`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("the log lacks %s:\n%s", want, out)
 		}
 	}
-	if strings.Contains(out, `line="loading map 2"`) {
+	if strings.Contains(out, `line="loading map 3"`) {
 		t.Fatalf("the log shows more than the last ten lines:\n%s", out)
+	}
+	// The server printed its auth token: the log shows only its start.
+	token, err := os.ReadFile(tokenFile)
+	if err != nil || len(token) < 8 {
+		t.Fatalf("the token the server was given: %q %v", token, err)
+	}
+	if !strings.Contains(out, `line="auth token: `+string(token[:4])+"…") || strings.Contains(out, string(token)) {
+		t.Fatalf("the auth token is not redacted:\n%s", out)
 	}
 }
 

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -71,7 +72,8 @@ func (p *Process) dial(endpoint, token, idem string) (*websocket.Conn, error) {
 	defer cancel()
 	c, resp, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPClient: p.opts.HTTPClient})
 	if err != nil {
-		msg := err.Error()
+		// The dialer's error quotes the URL, whose query holds the token.
+		msg := redact(err.Error(), token)
 		if resp != nil {
 			msg = resp.Status + ": the process id must be unique and the auth token correct and unexpired"
 		}
@@ -79,6 +81,18 @@ func (p *Process) dial(endpoint, token, idem string) (*websocket.Conn, error) {
 	}
 	c.SetReadLimit(1 << 20)
 	return c, nil
+}
+
+// redact replaces every whole appearance of secret in msg by its first
+// four characters and an ellipsis, so that logs never hold it.
+func redact(msg, secret string) string {
+	if len(secret) < 8 {
+		if secret == "" {
+			return msg
+		}
+		return strings.ReplaceAll(msg, secret, "…")
+	}
+	return strings.ReplaceAll(msg, secret, secret[:4]+"…")
 }
 
 // dialRetrying dials until it succeeds, attempts run out (0: forever) or

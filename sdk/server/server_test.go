@@ -1,9 +1,12 @@
 package server_test
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"log/slog"
+	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -236,5 +239,31 @@ func TestHealthCheckTimeoutReportsUnhealthy(t *testing.T) {
 		if ev.Request.(*sdkwire.HeartbeatServerProcess).HealthStatus {
 			t.Error("a hung health check reported healthy")
 		}
+	}
+}
+
+// TestTokenNeverLogged: a failed connect says why in the log and in the
+// error, and neither holds the auth token (the dialer's error quotes the
+// URL, whose query carries it).
+func TestTokenNeverLogged(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	const token = "tok-5ecret-do-not-print-0123456789"
+	var logs bytes.Buffer
+	_, err = server.Init(server.ServerParameters{WebSocketURL: "ws://" + addr, ProcessID: "p", HostID: "h", FleetID: "fleet-1", AuthToken: token},
+		server.Options{Getenv: func(string) string { return "" }, ConnectAttempts: 2, ReconnectMin: time.Millisecond,
+			Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err == nil {
+		t.Fatal("Init succeeded against a closed port")
+	}
+	if strings.Contains(err.Error(), token) || strings.Contains(logs.String(), token) {
+		t.Fatalf("the token was printed:\nerr: %v\nlog: %s", err, logs.String())
+	}
+	if !strings.Contains(logs.String(), "connecting to the service failed") || !strings.Contains(logs.String(), "tok-…") {
+		t.Fatalf("log: %s", logs.String())
 	}
 }
