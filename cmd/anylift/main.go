@@ -33,15 +33,12 @@ commands:
   serve    run the service (control-plane API on --listen)
   dev      run the service for local development, with a fleet ready for game servers
   agent    run a game machine's server processes for an Anywhere fleet
-  version  print the version
+  version  print the version, the commit it was built from, and the platform
   <operation>  call the API as "aws gamelift <operation>" does (listed below)
 
 Run "anylift <command> -h" for a command's flags.
 
 `
-
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
 
 // run is the whole program; main only wires it to the process.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -57,7 +54,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "agent":
 		return agentCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "version", "--version", "-version":
-		fmt.Fprintln(stdout, "anylift", version)
+		fmt.Fprintln(stdout, versionLine())
 		return nil
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
