@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"time"
 
@@ -28,7 +27,7 @@ func (s *Server) startNodeListener() error {
 	if len(s.cfg.NodeSecret) < 16 {
 		return errors.New("--node-listen needs --node-secret of at least 16 characters, the same on every node")
 	}
-	ln, err := net.Listen("tcp", s.cfg.NodeListen)
+	ln, err := listenAs("--node-listen", s.cfg.NodeListen)
 	if err != nil {
 		return fmt.Errorf("--node-listen: %w", err)
 	}

@@ -2,7 +2,6 @@ package server
 
 import (
 	"errors"
-	"net"
 	"net/http"
 	"time"
 
@@ -29,7 +28,7 @@ func (s *Server) startGateway() error {
 	if gc.Auth.DevMode {
 		s.cfg.Log.Warn("INSECURE: the player gateway is in dev mode; players are not authenticated. Use this for local development only.")
 	}
-	ln, err := net.Listen("tcp", s.cfg.PlayerListen)
+	ln, err := listenAs("--player-listen", s.cfg.PlayerListen)
 	if err != nil {
 		return err
 	}

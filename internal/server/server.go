@@ -14,6 +14,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/anylift/anylift/internal/api"
@@ -174,7 +175,7 @@ func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 	// connection still being sniffed is idle, so it can be evicted.
 	s.ln = newDualListener(s.limit(ln, "API"), tlsCfg, s.limits.ReadHeaderTimeout)
 	if cfg.TLSListen != "" {
-		if s.tlsLn, err = net.Listen("tcp", cfg.TLSListen); err != nil {
+		if s.tlsLn, err = listenAs("--tls-listen", cfg.TLSListen); err != nil {
 			s.ln.Close()
 			return nil, err
 		}
@@ -278,7 +279,17 @@ func listen(addr, def string) (net.Listener, error) {
 	if addr == "" {
 		addr = def
 	}
-	return net.Listen("tcp", addr)
+	return listenAs("--listen", addr)
+}
+
+// listenAs listens on addr for the flag named flag, saying what to do when
+// the port is taken: most often by another anylift already running.
+func listenAs(flag, addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, fmt.Errorf("%s %s: the address is in use, most likely by another anylift already running; stop it, or give %s another port", flag, addr, flag)
+	}
+	return ln, err
 }
 
 // tlsConfig is the TLS side of the API listener and of the TLS listener
