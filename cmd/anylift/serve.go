@@ -24,6 +24,7 @@ func serveFlags(fs *flag.FlagSet) func(logTo io.Writer) (server.Config, error) {
 	secretKey := fs.String("secret-key", "", "secret key of --access-key")
 	credFile := fs.String("credentials-file", "", "file of accepted key pairs, one \"ACCESS_KEY_ID SECRET_KEY\" per line")
 	anyCreds := fs.Bool("insecure-any-credentials", false, "accept any well-formed signature (local development only)")
+	anyRegion := fs.Bool("any-signing-region", false, "accept signatures scoped to any region, not only --region")
 	sdkEndpoint := fs.String("sdk-endpoint", "", "WebSocket URL advertised to game servers (default ws://<listen address>; set it for machines behind NAT)")
 	agentEndpoint := fs.String("agent-endpoint", "", "API URL advertised to agents as a compute's GameLiftAgentEndpoint (default http://<listen address>)")
 	tlsListen := fs.String("tls-listen", "127.0.0.1:9871", "address of a TLS-only listener as well (empty: none); --listen speaks TLS too")
@@ -92,7 +93,7 @@ func serveFlags(fs *flag.FlagSet) func(logTo io.Writer) (server.Config, error) {
 			UnhealthyTimeout: *unhealthyTimeout, ProcessLostGrace: *lostGrace,
 			Listen: *listen, DataDir: *dataDir, Store: *storeURL,
 			Region: *region, AccountID: *account,
-			Credentials: creds, AnyCredentials: *anyCreds,
+			Credentials: creds, AnyCredentials: *anyCreds, AnySigningRegion: *anyRegion,
 			SQLiteSynchronous:    *syncMode,
 			AuthTokenTTL:         *tokenTTL,
 			SDKEndpoint:          *sdkEndpoint,

@@ -34,6 +34,7 @@ type rawCall struct {
 	secret string // secret; apitest.SecretKey when empty
 	at     time.Time
 	token  string // session token, signed as x-amz-security-token
+	region string // signing region; apitest.Region when empty
 	// goStyle signs as the AWS SDK for Go v2 does: content-length, accept,
 	// amz-sdk-* and smithy-protocol are all signed. Otherwise the request
 	// is signed as botocore signs (content-type;host;x-amz-date;x-amz-target)
@@ -115,7 +116,11 @@ func (c rawCall) sign(t testing.TB, req *http.Request, body []byte) {
 		req.ContentLength = 0 // botocore does not sign Content-Length
 	}
 	creds := aws.Credentials{AccessKeyID: key, SecretAccessKey: secret, SessionToken: c.token}
-	err := v4.NewSigner().SignHTTP(context.Background(), creds, req, hex.EncodeToString(sum[:]), "gamelift", apitest.Region, at)
+	region := c.region
+	if region == "" {
+		region = apitest.Region
+	}
+	err := v4.NewSigner().SignHTTP(context.Background(), creds, req, hex.EncodeToString(sum[:]), "gamelift", region, at)
 	req.ContentLength = cl
 	if err != nil {
 		t.Fatal(err)

@@ -51,6 +51,9 @@ type Verifier struct {
 	// AnyCredentials accepts any well-formed signature from any key. For
 	// local development only.
 	AnyCredentials bool
+	// Region, when set, is the only region a credential scope may name,
+	// as GameLift accepts only signatures for its own region.
+	Region string
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 }
@@ -167,6 +170,9 @@ func (v *Verifier) PreVerify(r *http.Request) (*Signed, *authError) {
 	}
 	if v.AnyCredentials {
 		return &Signed{accessKey: a.accessKey, done: true}, nil
+	}
+	if v.Region != "" && a.region != v.Region {
+		return nil, invalidSignature("Credential should be scoped to a valid region, not '" + a.region + "'. ")
 	}
 	now := time.Now
 	if v.Now != nil {

@@ -262,3 +262,22 @@ func TestInsecureAnyCredentials(t *testing.T) {
 		wantError(t, p, garbled.do(t, env), 403, "IncompleteSignatureException")
 	}
 }
+
+// TestSigningRegion: a request signed correctly, but for another region
+// than the service's, is refused as GameLift refuses it; with
+// AnySigningRegion it is accepted.
+func TestSigningRegion(t *testing.T) {
+	strict := apitest.Start(t)
+	loose := apitest.Start(t, func(c *server.Config) { c.AnySigningRegion = true })
+	for _, p := range wireProtocols {
+		c := createLocation(p, t, "custom-region-"+strconv.Itoa(int(p)))
+		c.region = "eu-west-1"
+		m := wantError(t, p, c.do(t, strict), 403, "InvalidSignatureException")
+		if m["message"] != "Credential should be scoped to a valid region, not 'eu-west-1'. " {
+			t.Errorf("%s: message %q", p, m["message"])
+		}
+		if r := c.do(t, loose); r.Status != http.StatusOK {
+			t.Errorf("%s with AnySigningRegion: %d %s", p, r.Status, r.Body)
+		}
+	}
+}

@@ -13,7 +13,7 @@ import (
 // with --insecure-any-credentials.
 func newEvents(cfg Config, st store.Store) *events.Service {
 	ec := cfg.Events
-	verifier := &api.Verifier{Secrets: cfg.Credentials, Now: cfg.Now}
+	verifier := &api.Verifier{Secrets: cfg.Credentials, Region: signingRegion(cfg), Now: cfg.Now}
 	ec.Auth = events.Auth{
 		Credentials: cfg.Credentials,
 		Open:        cfg.AnyCredentials,

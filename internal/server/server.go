@@ -41,6 +41,9 @@ type Config struct {
 	Credentials map[string]string
 	// AnyCredentials accepts any well-formed signature. Local use only.
 	AnyCredentials bool
+	// AnySigningRegion accepts signatures scoped to any region; without
+	// it only Region (GameLift's rule), whose ARNs the service writes.
+	AnySigningRegion bool
 	// AcceptExpiredAuthTokens keeps compute auth tokens valid past their
 	// expiry ("anylift dev"); RefusedProcessHint, when set, is logged as a
 	// warning with every refused process handshake, saying what to do.
@@ -226,7 +229,7 @@ func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 	s.hub = sdkserver.New(sdkserver.Config{Auth: procs, Backend: procs, Logger: cfg.Log})
 	s.obs = newObservability(cfg, st, s.svc, s.hub)
 	s.api = api.New(s.svc, api.Options{
-		Verifier: &api.Verifier{Secrets: cfg.Credentials, AnyCredentials: cfg.AnyCredentials, Now: cfg.Now},
+		Verifier: &api.Verifier{Secrets: cfg.Credentials, AnyCredentials: cfg.AnyCredentials, Region: signingRegion(cfg), Now: cfg.Now},
 		Log:      cfg.Log,
 		Observe:  s.obs.exporter.Observe,
 
@@ -435,4 +438,16 @@ func (s *Server) drainTimeout() time.Duration {
 		return s.cfg.DrainTimeout
 	}
 	return 10 * time.Second
+}
+
+// signingRegion is the one region a request's credential scope may name,
+// or "" for any.
+func signingRegion(cfg Config) string {
+	switch {
+	case cfg.AnySigningRegion:
+		return ""
+	case cfg.Region == "":
+		return "us-west-2" // the service's default region
+	}
+	return cfg.Region
 }
