@@ -14,7 +14,7 @@ type exception struct {
 }
 
 // exceptions is the one table from error kinds to GameLift exceptions.
-// Every exception is a modeled shape (spec/control-plane-protocol.md §4.2)
+// Every exception is a modeled shape
 // so both botocore and the Go SDK raise their typed classes. Only
 // InternalServiceException is a 500: clients retry 500s with backoff.
 var exceptions = map[game.Kind]exception{

@@ -23,7 +23,7 @@ const (
 )
 
 // ReadyTimeout is how long GameLift gives a launched process to call
-// ProcessReady (spec/semantics.md §4.1).
+// ProcessReady.
 const ReadyTimeout = 5 * time.Minute
 
 // How an exited process was stopped (ProcessReport.Stopped).
@@ -59,7 +59,7 @@ type ReportOutcome struct {
 }
 
 // ReportProcess records what an agent saw happen to a process as the
-// fleet event GameLift writes for it (spec/semantics.md §4.1, §7.5), and
+// fleet event GameLift writes for it, and
 // returns the event code written with what the process had done. The service writes some of
 // these events itself (a lost connection, missed health checks); a report
 // never writes a second event for a process the service already ended with

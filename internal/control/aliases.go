@@ -11,7 +11,7 @@ import (
 // CreateAlias creates an alias. A SIMPLE routing strategy needs the id of
 // an existing fleet (InvalidRequest without one, NotFound for an unknown
 // one) and drops any Message; a TERMINAL one drops any FleetId, as GameLift
-// does (spec/semantics.md §8).
+// does.
 func (s *Service) CreateAlias(ctx context.Context, in *wire.CreateAliasInput) (*wire.CreateAliasOutput, error) {
 	now := s.clock()
 	id := game.NewAliasID()

@@ -101,7 +101,7 @@ func containsExact(list []string, v string) bool {
 }
 
 // DeregisterCompute removes a compute and its auth tokens and ends the
-// game sessions it hosts (DESIGN.md decision 10). ComputeName may be a
+// game sessions it hosts. ComputeName may be a
 // name or a compute ARN. NotFound when the fleet or compute is absent.
 func (s *Service) DeregisterCompute(ctx context.Context, in *wire.DeregisterComputeInput) (*wire.DeregisterComputeOutput, error) {
 	fleetID := game.ResourceID(*in.FleetId, "fleet")

@@ -14,7 +14,7 @@ import (
 const defaultMetricGroup = "default"
 
 // CreateFleet creates an Anywhere fleet over existing custom locations. The
-// fleet is ACTIVE at once (DESIGN.md decision 6) and records the events
+// fleet is ACTIVE at once and records the events
 // FLEET_CREATED then FLEET_STATE_ACTIVE. Errors: InvalidRequest for another
 // compute type or a bad runtime configuration, NotFound for a location that
 // is not an existing custom location.

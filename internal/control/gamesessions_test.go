@@ -9,8 +9,8 @@ import (
 	"github.com/anylift/anylift/internal/store"
 )
 
-// TestLostSessionsEnd pins DESIGN.md decision 2 for the compute and fleet
-// hooks: ACTIVATING ends in ERROR, ACTIVE TERMINATED/INTERRUPTED, and
+// TestLostSessionsEnd pins how sessions end when their compute or fleet
+// goes: ACTIVATING ends in ERROR, ACTIVE TERMINATED/INTERRUPTED, and
 // their player sessions complete.
 func TestLostSessionsEnd(t *testing.T) {
 	now := time.UnixMilli(1767225600000).UTC()

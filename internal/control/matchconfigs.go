@@ -8,8 +8,7 @@ import (
 	"github.com/anylift/anylift/internal/wire"
 )
 
-// MaxMatchConfigs is the per-Region quota of matchmaking configurations
-// (spec/matchmaking.md §4.12).
+// MaxMatchConfigs is the per-Region quota of matchmaking configurations.
 const MaxMatchConfigs = 100
 
 // CreateMatchmakingConfiguration stores a configuration over an existing

@@ -9,7 +9,7 @@ import (
 )
 
 // matchmakerData is GameSession.MatchmakerData in the shape the server
-// SDKs parse (spec/matchmaking.md §9).
+// SDKs parse.
 type matchmakerData struct {
 	MatchID            string    `json:"matchId"`
 	ConfigurationARN   string    `json:"matchmakingConfigurationArn"`

@@ -5,7 +5,7 @@ import (
 	"github.com/anylift/anylift/internal/store"
 )
 
-// Matchmaking event types (spec/matchmaking.md §8.2).
+// Matchmaking event types.
 const (
 	evSearching       = "MatchmakingSearching"
 	evPotentialMatch  = "PotentialMatchCreated"

@@ -16,8 +16,7 @@ const (
 	matchLease = 10 * time.Second
 	// matchBatch bounds the records one matchmaking transaction moves.
 	matchBatch = 200
-	// TicketRetention is how long an ended ticket stays describable
-	// (spec/matchmaking.md §5.6).
+	// TicketRetention is how long an ended ticket stays describable.
 	TicketRetention = 30 * time.Minute
 )
 

@@ -11,7 +11,7 @@ import (
 )
 
 // MaxRuleSets is the per-Region quota of matchmaking rule sets
-// (spec/matchmaking.md §4.12: a quota exists, its default is unpublished).
+// (a quota exists, its default is unpublished).
 const MaxRuleSets = 100
 
 // ValidateMatchmakingRuleSet checks a rule set body (spec §4.11). A valid

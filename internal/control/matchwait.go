@@ -6,7 +6,7 @@ import (
 	"github.com/anylift/anylift/internal/store"
 )
 
-// Estimated wait (spec/matchmaking.md §5.6): the mean time from StartTime
+// Estimated wait: the mean time from StartTime
 // to completion of a configuration's last waitSamples COMPLETED tickets,
 // in whole seconds; unknown until minWaitSamples exist.
 const (

@@ -23,12 +23,12 @@ type sessionRequest struct {
 
 // newGameSession builds the record of a new game session on fleet f,
 // without writing it: status ACTIVATING, no players, ACCEPT_ALL, the
-// fleet's NewGameSessionProtectionPolicy, an ARN per DESIGN.md decision 1.
+// fleet's NewGameSessionProtectionPolicy, an ARN as id (game.GameSessionARN).
 // The caller fills in where it runs (ComputeName, ProcessID) and inserts it.
 //
 // When r.IdempotencyToken names a session the fleet already has, it answers
-// that session as it is now and replay true, whatever r's other fields
-// (DESIGN.md decision 9). Errors: InvalidFleetStatus (fleet not ACTIVE),
+// that session as it is now and replay true, whatever r's other fields.
+// Errors: InvalidFleetStatus (fleet not ACTIVE),
 // InvalidRequest (seats above the cap; a Location missing on an Anywhere
 // fleet of several locations, or not one of the fleet's; CreatorId missing under a creation
 // policy), IdempotentParameterMismatch (the deprecated GameSessionId is
@@ -107,8 +107,7 @@ func sessionLocation(f *game.Fleet, location string) (string, error) {
 	return "", game.Errorf(game.InvalidRequest, "Location %s is not a location of fleet %s", location, f.ID)
 }
 
-// checkCreator applies the fleet's ResourceCreationLimitPolicy to creator
-// (spec/semantics.md §2.3 step 6).
+// checkCreator applies the fleet's ResourceCreationLimitPolicy to creator.
 func (s *Service) checkCreator(tx store.Tx, f *game.Fleet, creator string, now time.Time) error {
 	lim := f.CreationLimit
 	policy := lim.NewGameSessionsPerCreator > 0 && lim.PolicyPeriodInMinutes > 0

@@ -7,7 +7,7 @@ import (
 	"github.com/anylift/anylift/internal/store"
 )
 
-// Placement event types (spec/semantics.md §6.3), by final status.
+// Placement event types, by final status.
 var placementEventTypes = map[string]string{
 	game.PlacementFulfilled: "PlacementFulfilled",
 	game.PlacementCancelled: "PlacementCancelled",

@@ -44,7 +44,7 @@ func (s *Service) fulfilPlacement(tx store.Tx, gs *game.GameSession) error {
 // placementSessionEnded is called when gs ends while ACTIVATING, inside
 // that transaction. A session that failed to activate (ERROR) sends its
 // placement back to be placed again while time remains; one terminated
-// before it was active fails the placement (spec/semantics.md §6.4 5–6).
+// before it was active fails the placement.
 func (s *Service) placementSessionEnded(tx store.Tx, gs *game.GameSession) error {
 	p, err := tx.PlacementOfSession(gs.ID)
 	if game.IsKind(err, game.NotFound) {

@@ -14,7 +14,7 @@ import (
 // queue (name or ARN) and answers it PENDING; the placer places it as soon
 // as a destination has a free process, and it is FULFILLED once that
 // session is ACTIVE. A PlacementId already used answers that placement as
-// it is now, whatever the new parameters (DESIGN.md decision 9).
+// it is now, whatever the new parameters.
 // Errors: NotFound (queue), InvalidRequest (PlayerLatencies together
 // with PriorityConfigurationOverride, an override on a queue whose
 // PriorityOrder has no LOCATION, impossible latencies, more desired
@@ -152,8 +152,8 @@ func (s *Service) DescribeGameSessionPlacement(ctx context.Context, in *wire.Des
 }
 
 // StopGameSessionPlacement cancels a PENDING placement for which no game
-// session has been created yet; anything else is InvalidRequest
-// (spec/semantics.md §6.3). It answers the placement CANCELLED.
+// session has been created yet; anything else is InvalidRequest.
+// It answers the placement CANCELLED.
 func (s *Service) StopGameSessionPlacement(ctx context.Context, in *wire.StopGameSessionPlacementInput) (*wire.StopGameSessionPlacementOutput, error) {
 	var p *game.Placement
 	err := s.update(ctx, func(tx store.Tx) error {

@@ -59,8 +59,8 @@ func (s *Service) reserve(ctx context.Context, gameSessionID string, ps []*game.
 
 // DescribePlayerSessions lists player sessions by exactly one of
 // PlayerSessionId, GameSessionId and PlayerId. PlayerSessionStatusFilter
-// must be a player session status, but filters only the GameSessionId form
-// (spec/semantics.md §3.4); Limit and NextToken are ignored with
+// must be a player session status, but filters only the GameSessionId form;
+// Limit and NextToken are ignored with
 // PlayerSessionId. An unknown PlayerSessionId or GameSessionId is NotFound.
 func (s *Service) DescribePlayerSessions(ctx context.Context, in *wire.DescribePlayerSessionsInput) (*wire.DescribePlayerSessionsOutput, error) {
 	f := store.PlayerFilter{ID: wire.Deref(in.PlayerSessionId), GameSessionID: wire.Deref(in.GameSessionId), PlayerID: wire.Deref(in.PlayerId)}

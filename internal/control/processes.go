@@ -82,7 +82,7 @@ func (s *Service) ProcessConnected(ctx context.Context, ref ProcessRef, c Connec
 // healthy, and eligible for placement at once, as GameLift documents.
 // The SDKs mark themselves ready only after this answer reaches them and
 // drop a CreateGameSession that comes earlier; they start their health
-// reports once ready (spec/server-sdk-protocol.md §4.1). So a game session
+// reports once ready. So a game session
 // placed before the first heartbeat is pushed when that heartbeat comes
 // (AwaitingHeartbeat). A second ProcessReady updates port and log paths
 // and keeps the health record.
@@ -314,7 +314,7 @@ func sdkPlayerSession(p *game.PlayerSession) sdkwire.PlayerSession {
 }
 
 // ProcessEnding is TerminateServerProcess: the process is ending on its
-// own; its game session ends with it (spec/semantics.md §4.1). A process
+// own; its game session ends with it. A process
 // the service has already ended (unhealthy, then sent TerminateProcess)
 // answers that push with ProcessEnding: that succeeds and changes nothing.
 func (s *Service) ProcessEnding(ctx context.Context, ref ProcessRef) error {
@@ -346,7 +346,7 @@ func (s *Service) endProcess(tx store.Tx, p *game.Process, status, reason, code,
 			st, rs := status, reason
 			switch gs.Status {
 			case game.SessionActivating:
-				st, rs = game.SessionError, "" // DESIGN.md decision 2
+				st, rs = game.SessionError, "" // never activated: ERROR
 			case game.SessionTerminating:
 				st, rs = game.SessionTerminated, "" // keeps TerminateGameSession's reason
 			}

@@ -108,7 +108,7 @@ func (s *Service) refreshEndpoint(p *game.Process) string {
 
 // sweepActivations ends game sessions still ACTIVATING after their fleet's
 // GameSessionActivationTimeoutSeconds (300 s by default): ERROR, with the
-// event GAME_SESSION_ACTIVATION_TIMEOUT (DESIGN.md decision 2).
+// event GAME_SESSION_ACTIVATION_TIMEOUT.
 func (s *Service) sweepActivations(ctx context.Context) error {
 	now := s.clock()
 	cutoff := now.Add(-time.Duration(game.MinActivationTimeoutSeconds) * time.Second)

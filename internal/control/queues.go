@@ -11,7 +11,7 @@ import (
 	"github.com/anylift/anylift/internal/wire"
 )
 
-// Queue timeouts GameLift documents (spec/semantics.md §6.1).
+// Queue timeouts GameLift documents.
 const (
 	minQueueTimeout = 10
 	maxQueueTimeout = 600
@@ -19,7 +19,7 @@ const (
 
 // CreateGameSessionQueue creates a queue. Destinations must name existing
 // fleets or aliases (NotFound otherwise); a duplicate name is
-// InvalidRequest (spec/semantics.md §6.1 [choice]).
+// InvalidRequest.
 func (s *Service) CreateGameSessionQueue(ctx context.Context, in *wire.CreateGameSessionQueueInput) (*wire.CreateGameSessionQueueOutput, error) {
 	q := &game.Queue{Name: *in.Name, ARN: s.cfg.Account.QueueARN(*in.Name), TimeoutSeconds: game.DefaultQueueTimeout, CreationTime: s.clock()}
 	err := applyQueueInput(q, queueInput{in.TimeoutInSeconds, in.PlayerLatencyPolicies, in.Destinations, in.FilterConfiguration,
@@ -238,7 +238,7 @@ func (s *Service) UpdateGameSessionQueue(ctx context.Context, in *wire.UpdateGam
 }
 
 // DeleteGameSessionQueue removes a queue and its tags; its PENDING
-// placements end FAILED (spec/semantics.md §6.1).
+// placements end FAILED.
 func (s *Service) DeleteGameSessionQueue(ctx context.Context, in *wire.DeleteGameSessionQueueInput) (*struct{}, error) {
 	err := s.update(ctx, func(tx store.Tx) error {
 		q, err := tx.GetQueue(game.ResourceID(*in.Name, "gamesessionqueue"))

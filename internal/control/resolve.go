@@ -6,7 +6,7 @@ import (
 )
 
 // fleetFor returns the fleet an operation targets, given a fleet id or ARN
-// or an alias id or ARN: exactly one of them (spec/semantics.md §2.3).
+// or an alias id or ARN: exactly one of them.
 // A TERMINAL alias answers TerminalRoutingStrategy with its message.
 func (s *Service) fleetFor(tx store.Tx, fleetIDOrARN, aliasIDOrARN string) (*game.Fleet, error) {
 	switch {

@@ -9,7 +9,7 @@ import (
 )
 
 // maxProcessesPerCompute is GameLift's cap on the sum of
-// ConcurrentExecutions in a runtime configuration (spec/semantics.md §4.3).
+// ConcurrentExecutions in a runtime configuration.
 const maxProcessesPerCompute = 50
 
 // runtimeIn converts and checks a runtime configuration given as member

@@ -37,7 +37,7 @@ func (e *Env) refresh(ctx context.Context, cfg Config) error {
 }
 
 // sdkVars are the GAMELIFT_SDK_* variables of a game server on the dev
-// compute (spec/server-sdk-protocol.md §1.4).
+// compute.
 func (e *Env) sdkVars() [][2]string {
 	tok, _ := e.Token()
 	return [][2]string{

@@ -24,7 +24,7 @@ func (a Account) LocationARN(name string) string       { return a.arn("location/
 func (a Account) QueueARN(name string) string          { return a.arn("gamesessionqueue/" + name) }
 func (a Account) ComputeARN(computeName string) string { return a.arn("compute/" + computeName) }
 
-// GameSessionARN is a game session's id: DESIGN.md decision 1. The account
+// GameSessionARN is a game session's id, an ARN. The account
 // field is empty, as GameLift writes it; a session in a location other than
 // the home region carries the location as an extra path segment.
 func (a Account) GameSessionARN(fleetID, location, idString string) string {

@@ -14,7 +14,7 @@ const (
 	BackfillManual      = "MANUAL"
 )
 
-// Matchmaking ticket statuses (spec/matchmaking.md §5.2).
+// Matchmaking ticket statuses.
 const (
 	TicketQueued             = "QUEUED"
 	TicketSearching          = "SEARCHING"

@@ -3,7 +3,7 @@ package game
 import "time"
 
 // FleetMetrics is one fleet's metrics in one of its locations, by
-// GameLift's CloudWatch definitions (spec/semantics.md §7.6). A compute
+// GameLift's CloudWatch definitions. A compute
 // counts as an instance. The gauges are the state at the time of
 // measurement; the transition counts (activations, terminations,
 // interruptions) cover one window, a minute in the history and on

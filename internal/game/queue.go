@@ -2,12 +2,11 @@ package game
 
 import "time"
 
-// DefaultQueueTimeout is a queue's TimeoutInSeconds when none is given
-// (DESIGN.md decision 5).
+// DefaultQueueTimeout is a queue's TimeoutInSeconds when none is given.
 const DefaultQueueTimeout = 600
 
 // Priority criteria of a queue's PriorityConfiguration, and their default
-// order (spec/semantics.md §6.4).
+// order.
 const (
 	PriorityLatency     = "LATENCY"
 	PriorityCost        = "COST"

@@ -1,7 +1,7 @@
 package game
 
-// QueueMetricNames are the queue metrics, with CloudWatch's names
-// (spec/semantics.md §6.4), in the order they are shown.
+// QueueMetricNames are the queue metrics, with CloudWatch's names,
+// in the order they are shown.
 var QueueMetricNames = []string{"QueueDepth", "AverageWaitTime", "PlacementsStarted", "PlacementsSucceeded",
 	"PlacementsFailed", "PlacementsTimedOut", "PlacementsCanceled"}
 

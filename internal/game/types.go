@@ -10,8 +10,7 @@ type Location struct {
 	Tags         []Tag
 }
 
-// Fleet statuses used by Anylift: an Anywhere fleet is ACTIVE at once
-// (DESIGN.md decision 6).
+// Fleet statuses used by Anylift: an Anywhere fleet is ACTIVE at once.
 const (
 	FleetActive     = "ACTIVE"
 	FleetDeleting   = "DELETING"
@@ -49,7 +48,7 @@ type CreationLimit struct {
 // RuntimeConfiguration tells the agent what to run on each compute.
 type RuntimeConfiguration struct {
 	ServerProcesses                     []ServerProcess
-	MaxConcurrentGameSessionActivations int // 0: no cap (DESIGN.md decision 5)
+	MaxConcurrentGameSessionActivations int // 0: no cap
 	GameSessionActivationTimeoutSeconds int // 0: the default, 300 s
 }
 
@@ -214,7 +213,7 @@ type Tag struct {
 }
 
 // Searchable reports whether a game property key can be searched: keys
-// containing '.' are stored but not indexed (spec/semantics.md §2.1).
+// containing '.' are stored but not indexed.
 func Searchable(key string) bool {
 	for i := 0; i < len(key); i++ {
 		if key[i] == '.' {
@@ -227,8 +226,7 @@ func Searchable(key string) bool {
 // MinActivationTimeoutSeconds is the smallest GameSessionActivationTimeoutSeconds.
 const MinActivationTimeoutSeconds = 1
 
-// DefaultActivationTimeout applies when a runtime configuration sets none
-// (DESIGN.md decision 5).
+// DefaultActivationTimeout applies when a runtime configuration sets none.
 const DefaultActivationTimeout = 300 * time.Second
 
 // ActivationTimeout is how long a game session may stay ACTIVATING.

@@ -1,6 +1,6 @@
 // Package matchmaking is the FlexMatch matcher: a pure function from a rule
-// set, a pool of tickets and the current time to proposed matches
-// (spec/matchmaking.md §6). It knows nothing of the store, the API or
+// set, a pool of tickets and the current time to proposed matches.
+// It knows nothing of the store, the API or
 // events; the caller owns the pool, commits the matches it accepts, and
 // calls Find again on the next tick.
 package matchmaking

@@ -1,6 +1,6 @@
 // Package placement decides where a game session placement goes: a pure
 // function of a snapshot of candidate (fleet, location) pairs, the
-// request and the current time (spec/semantics.md §6.4). It reads and
+// request and the current time. It reads and
 // writes nothing; control's committer applies the decision against fresh
 // state and tries the next candidate when a claim fails.
 package placement

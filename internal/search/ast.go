@@ -1,5 +1,5 @@
-// Package search parses SearchGameSessions expressions (spec/semantics.md
-// §5): a FilterExpression into an Expr tree and a SortExpression into a
+// Package search parses SearchGameSessions expressions: a
+// FilterExpression into an Expr tree and a SortExpression into a
 // Sort. Parsing checks everything the grammar and the operand types can
 // tell; it never looks at data. Errors are *game.Error of kind
 // InvalidRequest, naming the expression, what was wrong and where (a
@@ -18,7 +18,7 @@ import (
 // Field is a searchable attribute of a game session.
 type Field int
 
-// The operands of spec/semantics.md §5.2.
+// The operands SearchGameSessions knows.
 const (
 	GameSessionID Field = iota + 1
 	GameSessionName

@@ -322,7 +322,7 @@ func Encode(p Protocol, v any) ([]byte, error) {
 
 // ErrorBody is the body of an error answer in either protocol. Both message
 // keys are sent: botocore reads "message", the Go SDK's typed errors read
-// "Message" (spec/control-plane-protocol.md §3.3).
+// "Message".
 type ErrorBody struct {
 	Type     string `json:"__type"`
 	Message  string `json:"message"`

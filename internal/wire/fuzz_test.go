@@ -21,8 +21,7 @@ func fuzzShapes() []any {
 	}
 }
 
-// Seeds: bodies as botocore and the Go SDK send them
-// (spec/control-plane-protocol.md §2.1, §3.1).
+// Seeds: bodies as botocore and the Go SDK send them.
 var jsonSeeds = []string{
 	`{}`,
 	`{"LocationName": "custom-home", "Tags": [{"Key": "team", "Value": "core"}]}`,

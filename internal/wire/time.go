@@ -13,8 +13,7 @@ import (
 
 // Time is a GameLift timestamp: epoch seconds with millisecond precision.
 // In JSON it is a number (1767225600.5); in CBOR it is tag 1 wrapping a
-// float64, the form the AWS SDK for Go v2 requires
-// (spec/control-plane-protocol.md §3.2).
+// float64, the form the AWS SDK for Go v2 requires.
 type Time struct{ time.Time }
 
 // NewTime returns t as a wire timestamp, truncated to milliseconds.

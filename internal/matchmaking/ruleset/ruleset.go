@@ -1,5 +1,5 @@
 // Package ruleset is the FlexMatch rule set language: Parse loads and
-// validates a rule set body (spec/matchmaking.md §4) into a RuleSet that
+// validates a rule set body into a RuleSet that
 // the matcher evaluates. It is pure and uses the standard library only.
 //
 // The loader is lenient where GameLift's own published examples are:
