@@ -163,7 +163,7 @@ def describe_fleets(gl, c, state):
     c.run("DescribeRuntimeConfiguration", lambda: expect(
         gl.describe_runtime_configuration(FleetId=fid)["RuntimeConfiguration"]["ServerProcesses"][0]
         ["ConcurrentExecutions"] == 2, "runtime configuration"))
-    # The home Region only (spec/semantics.md §7.4): the seeded sessions are in a custom location.
+    # The home Region only: the seeded sessions are in a custom location.
     c.run("DescribeFleetUtilization", lambda: expect(
         isinstance(gl.describe_fleet_utilization(FleetIds=[fid])["FleetUtilization"][0]["ActiveGameSessionCount"], int),
         "utilization"))
