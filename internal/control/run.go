@@ -10,39 +10,60 @@ import (
 const tick = time.Second
 
 // Run drives the service's timers until ctx ends. Each sweep is a
-// conditional update, safe to run on several nodes at once.
+// conditional update, safe to run on several nodes at once. The node's
+// heartbeat has a loop of its own: a long sweep (a backlog of expired
+// reservations after an outage, say) must never make the node look dead
+// to the others, nor make it refuse traffic for a stale heartbeat.
 func (s *Service) Run(ctx context.Context) {
-	t := time.NewTicker(tick)
-	defer t.Stop()
-	placer := make(chan struct{})
+	done := make(chan struct{}, 2)
+	defer func() { <-done; <-done }()
 	go func() {
-		defer close(placer)
+		defer func() { done <- struct{}{} }()
 		s.runPlacer(ctx)
 	}()
-	defer func() { <-placer }()
+	go func() {
+		defer func() { done <- struct{}{} }()
+		every(ctx, func() { s.logSweep(ctx, s.BeatNode(ctx)) })
+	}()
+	every(ctx, func() { s.sweepTimers(ctx) })
+}
+
+// every calls f once a tick until ctx ends.
+func every(ctx context.Context, f func()) {
+	t := time.NewTicker(tick)
+	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			s.Sweep(ctx)
+			f()
 		}
 	}
 }
 
-// Sweep runs every timer once, at the service clock's now.
+// Sweep beats the node's heartbeat and runs every timer once, at the
+// service clock's now.
 func (s *Service) Sweep(ctx context.Context) {
-	for _, sweep := range s.sweeps() {
-		if err := sweep(ctx); err != nil && ctx.Err() == nil {
-			s.log.Warn("sweep failed", "err", err)
-		}
+	s.logSweep(ctx, s.BeatNode(ctx))
+	s.sweepTimers(ctx)
+}
+
+func (s *Service) sweepTimers(ctx context.Context) {
+	for _, sweep := range s.timers {
+		s.logSweep(ctx, sweep(ctx))
 	}
 }
 
-// sweeps lists the timers. Each area adds its own.
+func (s *Service) logSweep(ctx context.Context, err error) {
+	if err != nil && ctx.Err() == nil {
+		s.log.Warn("sweep failed", "err", err)
+	}
+}
+
+// sweeps lists the timers, the heartbeat apart. Each area adds its own.
 func (s *Service) sweeps() []func(context.Context) error {
 	return []func(context.Context) error{
-		s.BeatNode,
 		s.reclaimStranded,
 		s.sweepOrphans,
 		s.sweepProcesses,

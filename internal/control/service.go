@@ -118,6 +118,8 @@ type Service struct {
 	cfg   Config
 	now   func() time.Time
 	log   *slog.Logger
+	// timers are the background sweeps, apart from the heartbeat (run.go).
+	timers []func(context.Context) error
 	// pusher reaches connected server processes; nil until SetPusher.
 	pusher Pusher
 	// placerWake wakes the placement committer (placer.go).
@@ -138,6 +140,7 @@ func New(st store.Store, cfg Config, now func() time.Time, log *slog.Logger) *Se
 		log = slog.New(slog.DiscardHandler)
 	}
 	svc := &Service{store: st, cfg: cfg, now: now, log: log, placerWake: make(chan struct{}, 1), mmOwner: game.NewUUID()}
+	svc.timers = svc.sweeps()
 	svc.node.started = svc.clock()
 	return svc
 }

@@ -2,7 +2,9 @@ package server_test
 
 import (
 	"context"
+	"io"
 	"net"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -27,4 +29,21 @@ func TestBusyPortSaysWhatToDo(t *testing.T) {
 		t.Fatalf("start on a taken port: %v; want %q", err, want)
 	}
 	apitest.Start(t, func(c *server.Config) { c.DataDir = dir })
+}
+
+// TestReadyz: a node that serves answers /readyz 200 "ready" beside
+// /healthz's "ok".
+func TestReadyz(t *testing.T) {
+	env := apitest.Start(t)
+	for path, want := range map[string]string{"/healthz": "ok\n", "/readyz": "ready\n"} {
+		resp, err := http.Get(env.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || string(b) != want {
+			t.Errorf("%s: %d %q, want 200 %q", path, resp.StatusCode, b, want)
+		}
+	}
 }

@@ -333,6 +333,7 @@ func storeName(cfg Config) string {
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", s.healthz)
+	mux.HandleFunc("GET /readyz", s.readyz)
 	mux.Handle("GET /events", longLived(s.events.Handler()))
 	mux.HandleFunc("POST "+api.AgentReportPath, s.api.ServeAgentReport)
 	s.obs.mount(mux)
@@ -350,7 +351,27 @@ func (s *Server) routes() http.Handler {
 	return mux
 }
 
+// healthz answers 200 while the node can read its database and is not
+// draining.
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	s.probe(w, r, false)
+}
+
+// readyz answers 200 only while the node takes traffic: what healthz
+// checks, and also that its last heartbeat reached the store moments ago,
+// the condition under which the API answers instead of refusing with 503.
+// A load balancer's health check belongs here.
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	s.probe(w, r, true)
+}
+
+func (s *Server) probe(w http.ResponseWriter, r *http.Request, ready bool) {
+	if ready {
+		if err := s.svc.StoreReachable(); err != nil {
+			http.Error(w, "not ready: this node's heartbeat has not reached its database lately", http.StatusServiceUnavailable)
+			return
+		}
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
 	// A real read: on PostgreSQL a bare BEGIN succeeds even when the
@@ -371,6 +392,10 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	if ready {
+		w.Write([]byte("ready\n"))
+		return
+	}
 	w.Write([]byte("ok\n"))
 }
 
