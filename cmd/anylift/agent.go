@@ -31,10 +31,11 @@ func agentCmd(ctx context.Context, args []string, getenv func(string) string, st
 	poll := fs.Duration("poll-interval", 15*time.Second, "how often to read the fleet's runtime configuration")
 	stop := fs.Duration("stop-timeout", 30*time.Second, "how long a process has to exit after SIGTERM before SIGKILL")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+	logFormat := fs.String("log-format", "text", "text (key=value lines) or json (one object per line, for log collectors)")
 	if help, err := parseFlags(fs, args, getenv, stdout, "usage: anylift agent --fleet-id ID --location LOC --ip-address IP [flags]"); help || err != nil {
 		return err
 	}
-	log, err := logger(stderr, *logLevel)
+	log, err := logger(stderr, *logLevel, *logFormat)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"os"
@@ -57,8 +58,13 @@ func TestBinaryStopsCleanlyOnSignals(t *testing.T) {
 		t.Run(sig.String(), func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
-			cmd := exec.CommandContext(ctx, bin, "serve", "--listen", "127.0.0.1:0", "--tls-listen", "127.0.0.1:0", "--data-dir", t.TempDir(),
-				"--access-key", "AKIDBIN", "--secret-key", "secret")
+			args := []string{"serve", "--listen", "127.0.0.1:0", "--tls-listen", "127.0.0.1:0", "--data-dir", t.TempDir(),
+				"--access-key", "AKIDBIN", "--secret-key", "secret"}
+			jsonLogs := sig == syscall.SIGTERM // as a service manager would run it
+			if jsonLogs {
+				args = append(args, "--log-format", "json")
+			}
+			cmd := exec.CommandContext(ctx, bin, args...)
 			stdout, stderr := startPiped(t, cmd)
 			r := bufio.NewReader(stdout)
 			line, err := r.ReadString('\n')
@@ -86,6 +92,14 @@ func TestBinaryStopsCleanlyOnSignals(t *testing.T) {
 			}
 			if !strings.Contains(stderr.String(), "shutting down") {
 				t.Errorf("no shutdown in the log:\n%s", stderr.String())
+			}
+			if jsonLogs {
+				for _, l := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
+					var rec map[string]any
+					if err := json.Unmarshal([]byte(l), &rec); err != nil || rec["msg"] == nil || rec["level"] == nil {
+						t.Errorf("--log-format json wrote %q", l)
+					}
+				}
 			}
 		})
 	}

@@ -128,10 +128,17 @@ func parseFlags(fs *flag.FlagSet, args []string, getenv func(string) string, std
 
 // logger is a text logger to w at the level named by text (debug, info,
 // warn or error); another text is an error naming --log-level.
-func logger(w io.Writer, text string) (*slog.Logger, error) {
+func logger(w io.Writer, text, format string) (*slog.Logger, error) {
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(text)); err != nil {
 		return nil, fmt.Errorf("--log-level: %w", err)
 	}
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})), nil
+	opts := &slog.HandlerOptions{Level: level}
+	switch format {
+	case "", "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return nil, fmt.Errorf("--log-format must be text or json, not %q", format)
 }

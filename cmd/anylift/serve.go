@@ -39,6 +39,7 @@ func serveFlags(fs *flag.FlagSet) func(logTo io.Writer) (server.Config, error) {
 	searchPage := fs.Int("search-page-size", 20, "most SearchGameSessions results per page (GameLift: 20)")
 	syncMode := fs.String("sqlite-synchronous", "FULL", "SQLite synchronous mode: FULL or NORMAL")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+	logFormat := fs.String("log-format", "text", "text (key=value lines) or json (one object per line, for log collectors)")
 	nodeListen := fs.String("node-listen", "", "address of the internal listener other nodes forward pushes to (several nodes on one PostgreSQL; empty: none)")
 	nodeAdvertise := fs.String("node-advertise", "", "host:port other nodes reach --node-listen at (default: --node-listen's address)")
 	nodeSecret := fs.String("node-secret", "", "secret shared by every node, signing forwarded pushes (at least 16 characters; prefer ANYLIFT_NODE_SECRET)")
@@ -71,7 +72,7 @@ func serveFlags(fs *flag.FlagSet) func(logTo io.Writer) (server.Config, error) {
 		if *searchPage < 1 {
 			return server.Config{}, fmt.Errorf("--search-page-size must be at least 1")
 		}
-		log, err := logger(logTo, *logLevel)
+		log, err := logger(logTo, *logLevel, *logFormat)
 		if err != nil {
 			return server.Config{}, err
 		}
