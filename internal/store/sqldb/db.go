@@ -50,6 +50,11 @@ type DB struct {
 	jobs          chan *job
 	stop          chan struct{}
 	committerDone chan struct{}
+
+	// hook receives committed changes (feed.go); commitMu orders commits
+	// and their hook calls outside group commit.
+	hook     atomic.Pointer[func([]store.Change)]
+	commitMu sync.Mutex
 }
 
 // stmtKey names a prepared statement: the same text is prepared once on
@@ -124,7 +129,8 @@ func (db *DB) run(ctx context.Context, pool *sql.DB, readOnly bool, fn func(stor
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	t := &Tx{tx: sqlTx, db: db, pool: pool, ctx: ctx, writable: !readOnly}
+	hook := db.commitHook()
+	t := &Tx{tx: sqlTx, db: db, pool: pool, ctx: ctx, writable: !readOnly, feed: !readOnly && hook != nil}
 	if err := fn(t); err != nil {
 		sqlTx.Rollback()
 		return err
@@ -132,8 +138,15 @@ func (db *DB) run(ctx context.Context, pool *sql.DB, readOnly bool, fn func(stor
 	if readOnly {
 		return sqlTx.Rollback()
 	}
+	if hook != nil {
+		db.commitMu.Lock()
+		defer db.commitMu.Unlock()
+	}
 	if err := sqlTx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
+	}
+	if hook != nil && len(t.changes) > 0 {
+		hook(t.changes)
 	}
 	return nil
 }
@@ -168,6 +181,9 @@ type Tx struct {
 	pool     *sql.DB
 	ctx      context.Context
 	writable bool
+	// feed: note changes for the commit hook (feed.go) in changes.
+	feed    bool
+	changes []store.Change
 }
 
 // stmt returns q prepared for this transaction, or nil the first times
