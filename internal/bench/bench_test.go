@@ -132,11 +132,25 @@ func seed(b *testing.B, backend, storeURL string) *seeded {
 	st := srv.Store()
 	acct := game.Account{Region: apitest.Region, ID: accountID}
 	now := time.Now().UTC().Truncate(time.Millisecond)
+	f := seedFleet(b, st, acct, now)
+	s := &seeded{url: srv.URL(), fleetID: f.ID, srv: srv}
+	seedSessions(b, st, acct, f, now)
+	if storeURL != "" {
+		analyze(b, lastSchemaDSN)
+	}
+	for j := 0; j < Sessions; j++ {
+		s.ids = append(s.ids, acct.GameSessionARN(f.ID, "custom-bench", fmt.Sprintf("gsess-bench-%06d", j)))
+	}
+	seeds[backend] = s
+	return s
+}
+
+// seedFleet inserts the location custom-bench and an Anywhere fleet in it.
+func seedFleet(b *testing.B, st store.Store, acct game.Account, now time.Time) *game.Fleet {
 	f := &game.Fleet{ID: game.NewFleetID(), Name: "bench", Status: game.FleetActive, ComputeType: "ANYWHERE",
 		CreationTime: now, Locations: []string{"custom-bench"}}
 	f.ARN = acct.FleetARN(f.ID)
-	ctx := context.Background()
-	err := st.Update(ctx, func(tx store.Tx) error {
+	err := st.Update(context.Background(), func(tx store.Tx) error {
 		if err := tx.InsertLocation(&game.Location{Name: "custom-bench", ARN: acct.LocationARN("custom-bench"), CreationTime: now}); err != nil {
 			return err
 		}
@@ -145,7 +159,13 @@ func seed(b *testing.B, backend, storeURL string) *seeded {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := &seeded{url: srv.URL(), fleetID: f.ID, srv: srv}
+	return f
+}
+
+// seedSessions inserts Sessions ACTIVE game sessions into fleet f, in
+// batches: mode and map properties, 200 seats, one a millisecond from now.
+func seedSessions(b *testing.B, st store.Store, acct game.Account, f *game.Fleet, now time.Time) {
+	ctx := context.Background()
 	const batch = 5000
 	for i := 0; i < Sessions; i += batch {
 		err := st.Update(ctx, func(tx store.Tx) error {
@@ -170,14 +190,6 @@ func seed(b *testing.B, backend, storeURL string) *seeded {
 			b.Fatal(err)
 		}
 	}
-	if storeURL != "" {
-		analyze(b, lastSchemaDSN)
-	}
-	for j := 0; j < Sessions; j++ {
-		s.ids = append(s.ids, acct.GameSessionARN(f.ID, "custom-bench", fmt.Sprintf("gsess-bench-%06d", j)))
-	}
-	seeds[backend] = s
-	return s
 }
 
 // backends maps each backend to test to its --store value.
