@@ -2,7 +2,12 @@ package sqldb
 
 import (
 	"context"
+	"database/sql"
+	"encoding/json"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/store"
@@ -58,7 +63,8 @@ func (t *Tx) noteSession(s *game.GameSession, pk int64, cur int) {
 // LoadLive reads, in one read transaction, what the live state in memory
 // is built from: every fleet (store.FleetPut, with Ended set when it has
 // game sessions that ended) and then every game session that has not
-// ended (store.SessionPut), in row order. visit's error stops the load.
+// ended (store.SessionPut), in no particular order. visit's error stops
+// the load.
 func (db *DB) LoadLive(ctx context.Context, visit func(store.Change) error) error {
 	return db.View(ctx, func(stx store.Tx) error {
 		t := stx.(*Tx)
@@ -86,20 +92,73 @@ func (db *DB) LoadLive(ctx context.Context, visit func(store.Change) error) erro
 			}
 		}
 		rows, err = t.query(`SELECT ` + sessionColumns + ` FROM game_sessions
-			WHERE status IN ('ACTIVATING', 'ACTIVE', 'TERMINATING') ORDER BY pk`)
+			WHERE status IN ('ACTIVATING', 'ACTIVE', 'TERMINATING')`)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
-		for rows.Next() {
-			pk, s, err := scanSession(rows)
-			if err != nil {
-				return err
+		return decodeLive(rows, visit)
+	})
+}
+
+// rawSession is one row of sessionColumns, not yet decoded.
+type rawSession struct {
+	pk, ended    int64
+	doc          []byte
+	status, name string
+	maxP, cur    int
+	policy       string
+}
+
+// decodeLive decodes the sessions of rows on every core (decoding their
+// JSON is most of the cost of a start-up) and visits them one at a time,
+// in no particular order. A visit error or a decode error stops it.
+func decodeLive(rows *sql.Rows, visit func(store.Change) error) error {
+	raw := make(chan rawSession, 256)
+	decoded := make(chan store.Change, 256)
+	var failed atomic.Pointer[error]
+	var workers sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		workers.Add(1)
+		go func() {
+			defer workers.Done()
+			for r := range raw {
+				var s game.GameSession
+				if err := json.Unmarshal(r.doc, &s); err != nil {
+					failed.CompareAndSwap(nil, &err)
+					continue
+				}
+				s.Status, s.Name, s.MaximumPlayerSessionCount, s.CurrentPlayerSessionCount = r.status, r.name, r.maxP, r.cur
+				s.PlayerSessionCreationPolicy, s.TerminationTime = r.policy, store.FromMillis(r.ended)
+				decoded <- store.Change{Kind: store.SessionPut, ID: s.ID, PK: r.pk, Session: &s}
 			}
-			if err := visit(store.Change{Kind: store.SessionPut, ID: s.ID, PK: pk, Session: s}); err != nil {
-				return err
+		}()
+	}
+	go func() {
+		workers.Wait()
+		close(decoded)
+	}()
+	var scanErr error
+	go func() {
+		defer close(raw)
+		for rows.Next() && failed.Load() == nil {
+			var r rawSession
+			if scanErr = rows.Scan(&r.pk, &r.doc, &r.status, &r.name, &r.maxP, &r.cur, &r.policy, &r.ended); scanErr != nil {
+				return
+			}
+			raw <- r
+		}
+		scanErr = rows.Err()
+	}()
+	for c := range decoded {
+		if err := visit(c); err != nil {
+			failed.CompareAndSwap(nil, &err)
+			for range decoded {
 			}
 		}
-		return rows.Err()
-	})
+	}
+	if err := failed.Load(); err != nil {
+		return *err
+	}
+	return scanErr
 }
