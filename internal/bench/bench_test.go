@@ -5,7 +5,9 @@
 //
 //	go test ./internal/bench -run '^$' -bench . -benchtime 10000x
 //
-// Each benchmark reports req/s and latency percentiles (p50, p99, in µs).
+// Each benchmark reports req/s and latency percentiles (p50, p99, in µs);
+// ANYLIFT_BENCH_CPUPROFILE=/tmp/p writes a CPU profile of each timed part
+// to /tmp/p.<benchmark name>.
 // ANYLIFT_TEST_POSTGRES adds the PostgreSQL variants. Results and the
 // machine they ran on go in docs/benchmarks.md.
 package bench
@@ -18,6 +20,7 @@ import (
 	"net"
 	"net/http"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -54,6 +57,7 @@ func run(b *testing.B, body func(r *rand.Rand) error) {
 	var mu sync.Mutex
 	var lat []time.Duration
 	b.SetParallelism(8)
+	stop := profileTimed(b, strings.ReplaceAll(b.Name(), "/", "."))
 	b.ResetTimer()
 	start := time.Now()
 	b.RunParallel(func(pb *testing.PB) {
@@ -73,6 +77,7 @@ func run(b *testing.B, body func(r *rand.Rand) error) {
 	})
 	elapsed := time.Since(start)
 	b.StopTimer()
+	stop()
 	if len(lat) == 0 {
 		return
 	}

@@ -51,15 +51,25 @@ type fleet struct {
 	props     map[string]map[string]*set // ACTIVE ones by searchable property key and value
 }
 
-// entry is one live session.
+// entry is one live session. What a search tests on every candidate is
+// held in the entry itself (seats, property references), so that
+// testing it touches the entry and its property list, not the record.
 type entry struct {
 	pos
-	s     *game.GameSession // never changed once stored: replaced
-	fleet *fleet
-	// props are the searchable properties as the store indexes them:
-	// one value per key, the last one given, sharing the strings of the
-	// fleet's property index.
-	props []game.Property
+	s        *game.GameSession // never changed once stored: replaced
+	fleet    *fleet
+	cur, max int32 // seats: s.CurrentPlayerSessionCount, s.MaximumPlayerSessionCount
+	// props are the searchable properties of an ACTIVE session as the
+	// store indexes them (one value per key, the last given), each as its
+	// key and the fleet's set of sessions with that value.
+	props []prop
+}
+
+// prop is one searchable property of an ACTIVE session: its key and the
+// set of the fleet's sessions with its value (whose val is the value).
+type prop struct {
+	key string
+	set *set
 }
 
 // New returns an empty Sessions.
@@ -137,8 +147,8 @@ func (l *Sessions) put(pk int64, s *game.GameSession) {
 		f.ended = true
 		return
 	}
-	e := &entry{pos: pos{store.Millis(s.CreationTime), pk}, s: l.strs.session(s), fleet: f}
-	e.props = searchable(e.s.Properties)
+	e := &entry{pos: pos{store.Millis(s.CreationTime), pk}, s: l.strs.session(s), fleet: f,
+		cur: int32(s.CurrentPlayerSessionCount), max: int32(s.MaximumPlayerSessionCount)}
 	l.byID[e.s.ID] = e
 	f.live.insert(e)
 	f.index(e)
@@ -153,7 +163,7 @@ func (l *Sessions) seats(id string, n int) {
 	wasOpen := e.open()
 	s := *e.s
 	s.CurrentPlayerSessionCount = n
-	e.s = &s
+	e.s, e.cur = &s, int32(n)
 	if e.s.Status == game.SessionActive && wasOpen != e.open() {
 		if wasOpen {
 			e.fleet.open.remove(e)
@@ -164,16 +174,17 @@ func (l *Sessions) seats(id string, n int) {
 }
 
 // open is hasAvailablePlayerSessions.
-func (e *entry) open() bool { return e.s.CurrentPlayerSessionCount < e.s.MaximumPlayerSessionCount }
+func (e *entry) open() bool { return e.cur < e.max }
 
-// prop returns the value of searchable property key.
-func (e *entry) prop(key string) (string, bool) {
+// prop returns the set of the fleet's sessions sharing e's value of
+// searchable property key (nil when e lacks it).
+func (e *entry) prop(key string) *set {
 	for _, p := range e.props {
-		if p.Key == key {
-			return p.Value, true
+		if p.key == key {
+			return p.set
 		}
 	}
-	return "", false
+	return nil
 }
 
 // searchable returns the properties the store indexes for search: keys
@@ -181,7 +192,7 @@ func (e *entry) prop(key string) (string, bool) {
 // first appear.
 func searchable(props []game.Property) []game.Property {
 	if plain(props) {
-		return props // the common case: shared with the record
+		return props
 	}
 	var out []game.Property
 	for _, p := range props {
@@ -232,7 +243,9 @@ func (f *fleet) index(e *entry) {
 		f.locations[e.s.Location] = loc
 	}
 	loc.insert(e)
-	for i, p := range e.props {
+	props := searchable(e.s.Properties)
+	e.props = make([]prop, len(props))
+	for i, p := range props {
 		vals := f.props[p.Key]
 		if vals == nil {
 			vals = map[string]*set{}
@@ -244,7 +257,7 @@ func (f *fleet) index(e *entry) {
 			vals[p.Value] = vs
 		}
 		vs.insert(e)
-		e.props[i].Value = vs.val // one copy of each value per fleet (e.props may be e.s.Properties)
+		e.props[i] = prop{key: p.Key, set: vs}
 	}
 }
 
@@ -262,15 +275,14 @@ func (f *fleet) unindex(e *entry) {
 		}
 	}
 	for _, p := range e.props {
-		vals := f.props[p.Key]
-		if vs := vals[p.Value]; vs != nil {
-			vs.remove(e)
-			if vs.Len() == 0 {
-				delete(vals, p.Value)
-				if len(vals) == 0 {
-					delete(f.props, p.Key)
-				}
+		p.set.remove(e)
+		if p.set.Len() == 0 {
+			vals := f.props[p.key]
+			delete(vals, p.set.val)
+			if len(vals) == 0 {
+				delete(f.props, p.key)
 			}
 		}
 	}
+	e.props = nil
 }

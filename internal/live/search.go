@@ -2,7 +2,7 @@ package live
 
 import (
 	"cmp"
-	"slices"
+	"container/heap"
 	"strings"
 
 	"github.com/anylift/anylift/internal/game"
@@ -34,8 +34,9 @@ func (l *Sessions) Search(q store.SearchQuery, p store.Page) (list []*game.GameS
 	}
 	n := store.PageLimit(p.Limit, 20, 0)
 	from := f.driver(q)
+	filter := f.compile(q.Filter)
 	match := func(e *entry) bool {
-		return (q.Location == "" || e.s.Location == q.Location) && (q.Filter == nil || eval(q.Filter, e))
+		return (q.Location == "" || e.s.Location == q.Location) && filter(e)
 	}
 	var page []*entry
 	if q.Sort == nil || q.Sort.Operand.Field == search.CreationTimeMillis {
@@ -113,39 +114,58 @@ func creationOrder(from *set, desc bool, after *store.SearchCursor, max int, mat
 }
 
 // sorted returns up to max sessions of from that match, in the order of
-// srt, after the cursor.
+// srt, after the cursor. It keeps the max first in a bounded heap rather
+// than sorting every match.
 func sorted(from *set, srt *search.Sort, after *store.SearchCursor, max int, match func(*entry) bool) []*entry {
-	var all []*entry
+	var at *sortKey
+	if after != nil {
+		k := cursorKey(srt, after)
+		at = &k
+	}
+	h := &topK{desc: srt.Desc}
 	from.ascend(nil, func(e *entry) bool {
-		if match(e) {
-			all = append(all, e)
+		if !match(e) {
+			return true
+		}
+		k := keyOf(srt, e)
+		if at != nil && k.compare(*at, srt.Desc) <= 0 {
+			return true
+		}
+		if len(h.items) < max {
+			heap.Push(h, ranked{k, e})
+		} else if k.compare(h.items[0].key, srt.Desc) < 0 {
+			h.items[0] = ranked{k, e}
+			heap.Fix(h, 0)
 		}
 		return true
 	})
-	keys := make([]sortKey, len(all))
-	for i, e := range all {
-		keys[i] = keyOf(srt, e)
-	}
-	idx := make([]int, len(all))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortFunc(idx, func(a, b int) int { return keys[a].compare(keys[b], srt.Desc) })
-	start := 0
-	if after != nil {
-		at := cursorKey(srt, after)
-		start, _ = slices.BinarySearchFunc(idx, at, func(i int, at sortKey) int {
-			if keys[i].compare(at, srt.Desc) <= 0 {
-				return -1
-			}
-			return 1
-		})
-	}
-	out := make([]*entry, 0, max)
-	for _, i := range idx[start:min(len(idx), start+max)] {
-		out = append(out, all[i])
+	out := make([]*entry, len(h.items))
+	for i := len(out) - 1; i >= 0; i-- {
+		out[i] = heap.Pop(h).(ranked).e
 	}
 	return out
+}
+
+// ranked is a match with its key; topK is a heap of matches whose top is
+// the last in the order, so the first max are kept by replacing it.
+type ranked struct {
+	key sortKey
+	e   *entry
+}
+
+type topK struct {
+	items []ranked
+	desc  bool
+}
+
+func (h *topK) Len() int           { return len(h.items) }
+func (h *topK) Less(i, j int) bool { return h.items[i].key.compare(h.items[j].key, h.desc) > 0 }
+func (h *topK) Swap(i, j int)      { h.items[i], h.items[j] = h.items[j], h.items[i] }
+func (h *topK) Push(x any)         { h.items = append(h.items, x.(ranked)) }
+func (h *topK) Pop() any {
+	x := h.items[len(h.items)-1]
+	h.items = h.items[:len(h.items)-1]
+	return x
 }
 
 // sortKey is a session's place in a sorted search: its group (0, or 1
@@ -189,11 +209,11 @@ func keyOf(srt *search.Sort, e *entry) sortKey {
 	case search.GameSessionName:
 		k.str = e.s.Name
 	case search.Property:
-		v, ok := e.prop(srt.Operand.Key)
-		if !ok {
+		if vs := e.prop(srt.Operand.Key); vs != nil {
+			k.str = vs.val
+		} else {
 			k.group = 1
 		}
-		k.str = v
 	case search.MaximumSessions:
 		k.num = int64(e.s.MaximumPlayerSessionCount)
 	case search.PlayerSessionCount:
@@ -250,41 +270,60 @@ func boolInt(b bool) int64 {
 	return 0
 }
 
-// eval reports whether e matches the filter, as the store's query does:
-// a property condition holds only for sessions that have the property.
-func eval(x search.Expr, e *entry) bool {
+// compile returns the test of filter x (nil: every session) on the
+// fleet's ACTIVE sessions, as the store's query tests it: a property
+// condition holds only for sessions that have the property. A property
+// value is looked up once, here: a session has it when it is in the
+// value's set.
+func (f *fleet) compile(x search.Expr) func(*entry) bool {
 	switch x := x.(type) {
+	case nil:
+		return func(*entry) bool { return true }
 	case *search.And:
-		return eval(x.L, e) && eval(x.R, e)
+		l, r := f.compile(x.L), f.compile(x.R)
+		return func(e *entry) bool { return l(e) && r(e) }
 	case *search.Or:
-		return eval(x.L, e) || eval(x.R, e)
+		l, r := f.compile(x.L), f.compile(x.R)
+		return func(e *entry) bool { return l(e) || r(e) }
 	case *search.Not:
-		return !eval(x.X, e)
+		inner := f.compile(x.X)
+		return func(e *entry) bool { return !inner(e) }
 	case *search.Cond:
-		return cond(x, e)
+		return f.cond(x)
 	}
-	return false
+	return func(*entry) bool { return false }
 }
 
-func cond(c *search.Cond, e *entry) bool {
+func (f *fleet) cond(c *search.Cond) func(*entry) bool {
 	switch c.Operand.Field {
 	case search.Property:
-		v, ok := e.prop(c.Operand.Key)
-		return ok && compare(strings.Compare(v, c.Str), c.Op)
+		key := c.Operand.Key
+		target := f.props[key][c.Str] // nil: no ACTIVE session has the value
+		switch c.Op {
+		case search.Eq:
+			return func(e *entry) bool { vs := e.prop(key); return vs != nil && vs == target }
+		case search.Ne:
+			return func(e *entry) bool { vs := e.prop(key); return vs != nil && vs != target }
+		}
+		return func(e *entry) bool {
+			vs := e.prop(key)
+			return vs != nil && compare(strings.Compare(vs.val, c.Str), c.Op)
+		}
 	case search.HasAvailablePlayerSessions:
-		return e.open() == (c.Bool == (c.Op == search.Eq))
+		want := c.Bool == (c.Op == search.Eq)
+		return func(e *entry) bool { return e.open() == want }
 	case search.GameSessionID:
-		return compare(strings.Compare(e.s.ID, c.Str), c.Op)
+		return func(e *entry) bool { return compare(strings.Compare(e.s.ID, c.Str), c.Op) }
 	case search.GameSessionName:
-		return compare(strings.Compare(e.s.Name, c.Str), c.Op)
+		return func(e *entry) bool { return compare(strings.Compare(e.s.Name, c.Str), c.Op) }
 	case search.MaximumSessions:
-		return compare(cmp.Compare(int64(e.s.MaximumPlayerSessionCount), c.Num), c.Op)
+		return func(e *entry) bool { return compare(cmp.Compare(int64(e.max), c.Num), c.Op) }
 	case search.PlayerSessionCount:
-		return compare(cmp.Compare(int64(e.s.CurrentPlayerSessionCount), c.Num), c.Op)
+		return func(e *entry) bool { return compare(cmp.Compare(int64(e.cur), c.Num), c.Op) }
 	case search.CreationTimeMillis:
-		return compare(cmp.Compare(e.created, c.Num), c.Op)
+		return func(e *entry) bool { return compare(cmp.Compare(e.created, c.Num), c.Op) }
 	}
-	return false
+	return func(*entry) bool { return false }
 }
 
 // compare applies a comparator to the result of a three-way comparison.
