@@ -447,3 +447,50 @@ func TestTokensAndErrors(t *testing.T) {
 		}
 	})
 }
+
+// FuzzSearchAgrees holds memory and store to the same answers for any
+// filter and sort expression the parser accepts, over random sessions.
+func FuzzSearchAgrees(f *testing.F) {
+	for _, s := range []struct {
+		filter, sort string
+		limit        uint8
+	}{
+		{"gameSessionProperties.mode = 'ffa' AND hasAvailablePlayerSessions = true", "creationTimeMillis DESC", 2},
+		{"NOT gameSessionProperties.z <> '' OR playerSessionCount >= 1", "gameSessionProperties.mode ASC", 3},
+		{"maximumSessions > 2", "hasAvailablePlayerSessions DESC", 1},
+		{"gameSessionName = 'alpha'", "gameSessionId ASC", 5},
+		{"", "playerSessionCount ASC", 4},
+	} {
+		f.Add(s.filter, s.sort, s.limit)
+	}
+	db, err := sqlite.Open(context.Background(), f.TempDir(), sqlite.Options{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer db.Close()
+	w := newWorld(f, db, 3)
+	for range 60 {
+		w.step()
+	}
+	f.Fuzz(func(t *testing.T, filter, sort string, limit uint8) {
+		q := store.SearchQuery{FleetID: w.fleets[0]}
+		if filter != "" {
+			e, err := search.ParseFilter(filter)
+			if err != nil {
+				return
+			}
+			q.Filter = e
+		}
+		if sort != "" {
+			s, err := search.ParseSort(sort)
+			if err != nil {
+				return
+			}
+			q.Sort = &s
+		}
+		w.t = t
+		if !w.checkSearch(q, int(limit%8)) {
+			t.Fatal("memory did not answer a known fleet")
+		}
+	})
+}
