@@ -28,14 +28,17 @@ func TestServerRestartRebuildsMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	fleet := "fleet-" + game.NewUUID()
+	// Created now: the activation timeout (300 s) ends none of them during
+	// the test.
+	start := time.Now().UTC().Truncate(time.Millisecond)
 	err = srv.Store().Update(ctx, func(tx store.Tx) error {
-		if err := tx.InsertFleet(&game.Fleet{ID: fleet, Status: game.FleetActive, CreationTime: epoch}); err != nil {
+		if err := tx.InsertFleet(&game.Fleet{ID: fleet, Status: game.FleetActive, CreationTime: start}); err != nil {
 			return err
 		}
 		for i := range 30 {
 			id := fmt.Sprintf("gsess-%02d", i)
 			s := &game.GameSession{ID: "arn:aws:gamelift:us-west-2::gamesession/" + fleet + "/" + id, IDString: id, FleetID: fleet,
-				Location: []string{"custom-a", "custom-b"}[i%2], CreationTime: epoch.Add(time.Duration(i%7) * time.Millisecond),
+				Location: []string{"custom-a", "custom-b"}[i%2], CreationTime: start.Add(time.Duration(i%7) * time.Millisecond),
 				MaximumPlayerSessionCount: 3, Status: []string{game.SessionActive, game.SessionActivating, game.SessionActive}[i%3],
 				PlayerSessionCreationPolicy: game.AcceptAll, Properties: []game.Property{{Key: "mode", Value: []string{"a", "b"}[i%2]}}}
 			if err := tx.InsertGameSession(s); err != nil {
