@@ -138,7 +138,7 @@ func openStore(ctx context.Context, cfg Config) (store.Store, error) {
 	if cfg.DataDir == "" {
 		return nil, errors.New("--data-dir is required for the embedded store")
 	}
-	return sqlite.Open(ctx, cfg.DataDir, sqlite.Options{Synchronous: cfg.SQLiteSynchronous})
+	return sqlite.Open(ctx, cfg.DataDir, sqlite.Options{Synchronous: cfg.SQLiteSynchronous, Exclusive: true})
 }
 
 func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {

@@ -55,7 +55,14 @@ type DB struct {
 	// and their hook calls outside group commit.
 	hook     atomic.Pointer[func([]store.Change)]
 	commitMu sync.Mutex
+
+	// closers run after the pools close (OnClose).
+	closers []func() error
 }
+
+// OnClose makes Close run fn after closing the pools (a backend's lock,
+// for instance). Call it before the DB is shared.
+func (db *DB) OnClose(fn func() error) { db.closers = append(db.closers, fn) }
 
 // stmtKey names a prepared statement: the same text is prepared once on
 // each pool (and by database/sql once on each of its connections).
@@ -95,6 +102,11 @@ func (db *DB) Close() error {
 	err := db.write.Close()
 	if db.read != db.write {
 		if e := db.read.Close(); err == nil {
+			err = e
+		}
+	}
+	for _, fn := range db.closers {
+		if e := fn(); err == nil {
 			err = e
 		}
 	}

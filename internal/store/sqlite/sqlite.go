@@ -23,8 +23,12 @@ import (
 //go:embed migrations/*.sql
 var migrations embed.FS
 
-// FileName is the database file's name inside the data directory.
-const FileName = "anylift.db"
+// FileName is the database file's name inside the data directory;
+// LockName the file one server locks to hold the directory (lock_unix.go).
+const (
+	FileName = "anylift.db"
+	LockName = "anylift.lock"
+)
 
 // Options tune the embedded store.
 type Options struct {
@@ -35,6 +39,11 @@ type Options struct {
 	// NoGroupCommit commits each write transaction on its own instead of
 	// together with the others waiting (see sqldb.EnableGroupCommit).
 	NoGroupCommit bool
+	// Exclusive holds the data directory for this store alone until it is
+	// closed (lock_unix.go): a second exclusive open fails. The server
+	// opens its store so, as it keeps live state in memory fed by its own
+	// commits.
+	Exclusive bool
 }
 
 // Open opens (creating if needed) the store in dir and applies migrations.
@@ -49,6 +58,23 @@ func Open(ctx context.Context, dir string, opts Options) (*sqldb.DB, error) {
 	if syncMode != "FULL" && syncMode != "NORMAL" {
 		return nil, fmt.Errorf("sqlite synchronous must be FULL or NORMAL, not %q", opts.Synchronous)
 	}
+	release := func() error { return nil }
+	if opts.Exclusive {
+		var err error
+		if release, err = lockDir(dir); err != nil {
+			return nil, err
+		}
+	}
+	db, err := open(ctx, dir, syncMode, opts)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	db.OnClose(release)
+	return db, nil
+}
+
+func open(ctx context.Context, dir, syncMode string, opts Options) (*sqldb.DB, error) {
 	path := filepath.Join(dir, FileName)
 	q := url.Values{}
 	q.Add("_pragma", "journal_mode(WAL)")
