@@ -69,7 +69,16 @@ func TestUnauthenticatedBodiesShareABudget(t *testing.T) {
 	stalled := rawCall{op: "ListFleets", body: padded(large)}.request(t, env)
 	staller := sendHead(t, env, stalled, 1)
 
-	r := rawCall{op: "ListFleets", body: padded(large)}.do(t, env)
+	// The staller holds its share once the server has begun reading its
+	// body, which happens on the server's time: until then a large
+	// request is still served.
+	var r *apitest.Response
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		r = rawCall{op: "ListFleets", body: padded(large)}.do(t, env)
+		if r.Status != http.StatusOK || time.Now().After(deadline) {
+			break
+		}
+	}
 	m := wantError(t, wire.JSON, r, http.StatusServiceUnavailable, "InternalServiceException")
 	if !strings.Contains(m["message"].(string), "unauthenticated") {
 		t.Errorf("message %q", m["message"])

@@ -5,7 +5,9 @@
 //
 //	go test ./internal/bench -run '^$' -bench . -benchtime 10000x
 //
-// Each benchmark reports req/s and latency percentiles (p50, p99, in µs).
+// Each benchmark reports req/s and latency percentiles (p50, p99, in µs);
+// ANYLIFT_BENCH_CPUPROFILE=/tmp/p writes a CPU profile of each timed part
+// to /tmp/p.<benchmark name>.
 // ANYLIFT_TEST_POSTGRES adds the PostgreSQL variants. Results and the
 // machine they ran on go in docs/benchmarks.md.
 package bench
@@ -18,6 +20,7 @@ import (
 	"net"
 	"net/http"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -54,6 +57,7 @@ func run(b *testing.B, body func(r *rand.Rand) error) {
 	var mu sync.Mutex
 	var lat []time.Duration
 	b.SetParallelism(8)
+	stop := profileTimed(b, strings.ReplaceAll(b.Name(), "/", "."))
 	b.ResetTimer()
 	start := time.Now()
 	b.RunParallel(func(pb *testing.PB) {
@@ -73,6 +77,7 @@ func run(b *testing.B, body func(r *rand.Rand) error) {
 	})
 	elapsed := time.Since(start)
 	b.StopTimer()
+	stop()
 	if len(lat) == 0 {
 		return
 	}
@@ -132,11 +137,25 @@ func seed(b *testing.B, backend, storeURL string) *seeded {
 	st := srv.Store()
 	acct := game.Account{Region: apitest.Region, ID: accountID}
 	now := time.Now().UTC().Truncate(time.Millisecond)
+	f := seedFleet(b, st, acct, now)
+	s := &seeded{url: srv.URL(), fleetID: f.ID, srv: srv}
+	seedSessions(b, st, acct, f, now)
+	if storeURL != "" {
+		analyze(b, lastSchemaDSN)
+	}
+	for j := 0; j < Sessions; j++ {
+		s.ids = append(s.ids, acct.GameSessionARN(f.ID, "custom-bench", fmt.Sprintf("gsess-bench-%06d", j)))
+	}
+	seeds[backend] = s
+	return s
+}
+
+// seedFleet inserts the location custom-bench and an Anywhere fleet in it.
+func seedFleet(b *testing.B, st store.Store, acct game.Account, now time.Time) *game.Fleet {
 	f := &game.Fleet{ID: game.NewFleetID(), Name: "bench", Status: game.FleetActive, ComputeType: "ANYWHERE",
 		CreationTime: now, Locations: []string{"custom-bench"}}
 	f.ARN = acct.FleetARN(f.ID)
-	ctx := context.Background()
-	err := st.Update(ctx, func(tx store.Tx) error {
+	err := st.Update(context.Background(), func(tx store.Tx) error {
 		if err := tx.InsertLocation(&game.Location{Name: "custom-bench", ARN: acct.LocationARN("custom-bench"), CreationTime: now}); err != nil {
 			return err
 		}
@@ -145,7 +164,13 @@ func seed(b *testing.B, backend, storeURL string) *seeded {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := &seeded{url: srv.URL(), fleetID: f.ID, srv: srv}
+	return f
+}
+
+// seedSessions inserts Sessions ACTIVE game sessions into fleet f, in
+// batches: mode and map properties, 200 seats, one a millisecond from now.
+func seedSessions(b *testing.B, st store.Store, acct game.Account, f *game.Fleet, now time.Time) {
+	ctx := context.Background()
 	const batch = 5000
 	for i := 0; i < Sessions; i += batch {
 		err := st.Update(ctx, func(tx store.Tx) error {
@@ -170,14 +195,6 @@ func seed(b *testing.B, backend, storeURL string) *seeded {
 			b.Fatal(err)
 		}
 	}
-	if storeURL != "" {
-		analyze(b, lastSchemaDSN)
-	}
-	for j := 0; j < Sessions; j++ {
-		s.ids = append(s.ids, acct.GameSessionARN(f.ID, "custom-bench", fmt.Sprintf("gsess-bench-%06d", j)))
-	}
-	seeds[backend] = s
-	return s
 }
 
 // backends maps each backend to test to its --store value.

@@ -57,6 +57,10 @@ func (s *Service) listGameSessions(ctx context.Context, q sessionQuery) (list []
 	if f.Status != "" && !containsExact(describableStatuses, f.Status) {
 		return nil, "", game.Errorf(game.InvalidRequest, "StatusFilter %q is not one of ACTIVE, TERMINATED, ACTIVATING, TERMINATING", f.Status)
 	}
+	page := store.Page{Limit: int(wire.Deref(q.limit)), Token: wire.Deref(q.token)}
+	if list, next, ok, err := s.liveList(q, f, page); ok || err != nil {
+		return list, next, err
+	}
 	err = s.view(ctx, func(tx store.Tx) error {
 		if f.ID == "" || q.fleetID != nil || q.aliasID != nil {
 			fl, err := s.fleetFor(tx, wire.Deref(q.fleetID), wire.Deref(q.aliasID))
@@ -65,7 +69,7 @@ func (s *Service) listGameSessions(ctx context.Context, q sessionQuery) (list []
 			}
 			f.FleetID = fl.ID
 		}
-		list, next, err = tx.ListGameSessions(f, store.Page{Limit: int(wire.Deref(q.limit)), Token: wire.Deref(q.token)})
+		list, next, err = tx.ListGameSessions(f, page)
 		if err == nil && f.ID != "" && len(list) == 0 && q.token == nil {
 			return game.Errorf(game.NotFound, "game session %s not found", f.ID)
 		}

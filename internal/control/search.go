@@ -26,6 +26,9 @@ func (s *Service) SearchGameSessions(ctx context.Context, in *wire.SearchGameSes
 		page.Limit = s.cfg.SearchPageSize
 	}
 	out := &wire.SearchGameSessionsOutput{GameSessions: []wire.GameSession{}}
+	if out, ok, err := s.liveSearch(in, q, page); ok || err != nil {
+		return out, err
+	}
 	err = s.view(ctx, func(tx store.Tx) error {
 		f, err := s.fleetFor(tx, wire.Deref(in.FleetId), wire.Deref(in.AliasId))
 		if err != nil {

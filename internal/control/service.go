@@ -128,6 +128,8 @@ type Service struct {
 	node nodeState
 	// mmOwner names this node in matchmaker leases (matchloop.go).
 	mmOwner string
+	// live answers session reads from memory when set (live.go).
+	live LiveSessions
 }
 
 // New returns a Service over st. now is the clock (time.Now when nil).

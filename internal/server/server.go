@@ -218,6 +218,16 @@ func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 		NodeAddress:          s.nodeAddress(),
 		NodeTTL:              cfg.NodeTTL,
 	}, cfg.Now, cfg.Log)
+	if err := s.loadLive(ctx); err != nil {
+		s.ln.Close()
+		if s.tlsLn != nil {
+			s.tlsLn.Close()
+		}
+		if s.nodeLn != nil {
+			s.nodeLn.Close()
+		}
+		return nil, err
+	}
 	if cfg.AnyCredentials {
 		cfg.Log.Warn("INSECURE: --insecure-any-credentials is set; any well-formed signature from any access key is accepted. Use this for local development only.")
 	}

@@ -87,9 +87,15 @@ func (db *DB) commitBatch(batch []*job) {
 		}
 		return
 	}
-	t := &Tx{tx: sqlTx, db: db, pool: db.write, ctx: ctx, writable: true}
+	hook := db.commitHook()
+	t := &Tx{tx: sqlTx, db: db, pool: db.write, ctx: ctx, writable: true, feed: hook != nil}
+	var changes []store.Change // of the jobs that succeed, in batch order
 	for i, j := range batch {
+		t.changes = t.changes[:0]
 		results[i] = runSavepoint(ctx, sqlTx, t, j.fn)
+		if results[i] == nil {
+			changes = append(changes, t.changes...)
+		}
 	}
 	if err := sqlTx.Commit(); err != nil {
 		for i := range results {
@@ -97,6 +103,8 @@ func (db *DB) commitBatch(batch []*job) {
 				results[i] = err
 			}
 		}
+	} else if hook != nil && len(changes) > 0 {
+		hook(changes) // before any caller hears its answer
 	}
 	for i, j := range batch {
 		j.done <- results[i]

@@ -39,9 +39,8 @@ type DB struct {
 	write   *sql.DB
 	read    *sql.DB
 	dialect *Dialect
-	onClose []func() error // run by Close, last
-	queries sync.Map       // query text → rebound text
-	stmts   sync.Map       // stmtKey → *sql.Stmt (nil while being prepared)
+	queries sync.Map // query text → rebound text
+	stmts   sync.Map // stmtKey → *sql.Stmt (nil while being prepared)
 	nstmts  atomic.Int64
 	// preparing tracks background preparations; Close waits for them.
 	preparing sync.WaitGroup
@@ -51,7 +50,19 @@ type DB struct {
 	jobs          chan *job
 	stop          chan struct{}
 	committerDone chan struct{}
+
+	// hook receives committed changes (feed.go); commitMu orders commits
+	// and their hook calls outside group commit.
+	hook     atomic.Pointer[func([]store.Change)]
+	commitMu sync.Mutex
+
+	// closers run after the pools close (OnClose).
+	closers []func() error
 }
+
+// OnClose makes Close run fn after closing the pools (a backend's lock,
+// for instance). Call it before the DB is shared.
+func (db *DB) OnClose(fn func() error) { db.closers = append(db.closers, fn) }
 
 // stmtKey names a prepared statement: the same text is prepared once on
 // each pool (and by database/sql once on each of its connections).
@@ -75,9 +86,6 @@ var _ store.Store = (*DB)(nil)
 // Dialect returns the backend's name ("sqlite" or "postgres").
 func (db *DB) Dialect() string { return db.dialect.Name }
 
-// OnClose has Close call f after closing both pools.
-func (db *DB) OnClose(f func() error) { db.onClose = append(db.onClose, f) }
-
 // Close closes both pools.
 func (db *DB) Close() error {
 	close(db.stop)
@@ -97,8 +105,8 @@ func (db *DB) Close() error {
 			err = e
 		}
 	}
-	for _, f := range db.onClose {
-		if e := f(); err == nil {
+	for _, fn := range db.closers {
+		if e := fn(); err == nil {
 			err = e
 		}
 	}
@@ -133,7 +141,8 @@ func (db *DB) run(ctx context.Context, pool *sql.DB, readOnly bool, fn func(stor
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	t := &Tx{tx: sqlTx, db: db, pool: pool, ctx: ctx, writable: !readOnly}
+	hook := db.commitHook()
+	t := &Tx{tx: sqlTx, db: db, pool: pool, ctx: ctx, writable: !readOnly, feed: !readOnly && hook != nil}
 	if err := fn(t); err != nil {
 		sqlTx.Rollback()
 		return err
@@ -141,8 +150,15 @@ func (db *DB) run(ctx context.Context, pool *sql.DB, readOnly bool, fn func(stor
 	if readOnly {
 		return sqlTx.Rollback()
 	}
+	if hook != nil {
+		db.commitMu.Lock()
+		defer db.commitMu.Unlock()
+	}
 	if err := sqlTx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
+	}
+	if hook != nil && len(t.changes) > 0 {
+		hook(t.changes)
 	}
 	return nil
 }
@@ -177,6 +193,9 @@ type Tx struct {
 	pool     *sql.DB
 	ctx      context.Context
 	writable bool
+	// feed: note changes for the commit hook (feed.go) in changes.
+	feed    bool
+	changes []store.Change
 }
 
 // stmt returns q prepared for this transaction, or nil the first times

@@ -20,7 +20,11 @@ func (t *Tx) InsertFleet(f *game.Fleet) error {
 	if err != nil {
 		return err
 	}
-	return t.putFleetLocations(f)
+	if err := t.putFleetLocations(f); err != nil {
+		return err
+	}
+	t.note(store.Change{Kind: store.FleetPut, ID: f.ID})
+	return nil
 }
 
 func (t *Tx) putFleetLocations(f *game.Fleet) error {
@@ -71,8 +75,11 @@ func (t *Tx) DeleteFleet(id string) error {
 	if n, _ := res.RowsAffected(); n == 0 {
 		return game.Errorf(game.NotFound, "fleet %s not found", id)
 	}
-	_, err = t.exec(`DELETE FROM fleet_locations WHERE fleet_id = ?`, id)
-	return err
+	if _, err = t.exec(`DELETE FROM fleet_locations WHERE fleet_id = ?`, id); err != nil {
+		return err
+	}
+	t.note(store.Change{Kind: store.FleetDelete, ID: id})
+	return nil
 }
 
 type createdCursor struct {

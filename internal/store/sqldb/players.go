@@ -56,6 +56,7 @@ func (t *Tx) ReserveSeats(gameSessionID string, ps []*game.PlayerSession, expire
 	} else if n == 0 {
 		return seatRefusal(s, len(ps))
 	}
+	t.note(store.Change{Kind: store.SessionSeats, ID: s.ID, Seats: s.CurrentPlayerSessionCount})
 	for _, p := range ps {
 		p.GameSessionID, p.FleetID, p.FleetARN = s.ID, s.FleetID, s.FleetARN
 		p.IPAddress, p.DNSName, p.Port = s.IPAddress, s.DNSName, s.Port
@@ -113,7 +114,15 @@ func (t *Tx) expireSession(gameSessionID string, cutoff, at time.Time) (int, err
 
 // freeSeats gives n seats of a game session back.
 func (t *Tx) freeSeats(gameSessionID string, n int) error {
-	_, err := t.exec(`UPDATE game_sessions SET cur_players = cur_players - ? WHERE id = ?`, n, gameSessionID)
+	var cur int
+	err := t.queryRow(`UPDATE game_sessions SET cur_players = cur_players - ? WHERE id = ? RETURNING cur_players`,
+		n, gameSessionID).Scan(&cur)
+	if errNoRows(err) {
+		return nil
+	}
+	if err == nil {
+		t.note(store.Change{Kind: store.SessionSeats, ID: gameSessionID, Seats: cur})
+	}
 	return err
 }
 

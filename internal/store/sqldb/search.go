@@ -1,27 +1,16 @@
 package sqldb
 
 import (
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
-	"strings"
 
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/search"
 	"github.com/anylift/anylift/internal/store"
 )
 
-// searchCursor is the position after the last session of a page: its
-// sort value (S for strings, N for numbers, neither when the session
-// lacks the sorted property or there is no sort), creation time and pk,
-// with Q, the fingerprint of the query it belongs to.
-type searchCursor struct {
-	Q string  `json:"q"`
-	S *string `json:"s,omitempty"`
-	N *int64  `json:"n,omitempty"`
-	C int64   `json:"c"`
-	P int64   `json:"p"`
-}
+// searchCursor is the position after the last session of a page; its
+// format is shared with the live state in memory (store.SearchCursor).
+type searchCursor = store.SearchCursor
 
 // SearchGameSessions compiles q into SQL: the filter becomes a WHERE
 // clause (property conditions are EXISTS probes of
@@ -31,8 +20,8 @@ type searchCursor struct {
 // the caller is a bound parameter; only the shape of the query comes
 // from the tree.
 func (t *Tx) SearchGameSessions(q store.SearchQuery, p store.Page) ([]*game.GameSession, string, error) {
-	fp := fingerprint(q)
-	after, err := searchAfter(q, p.Token, fp)
+	fp := q.Fingerprint()
+	after, err := store.SearchAfter(q, p.Token, fp)
 	if err != nil {
 		return nil, "", err
 	}
@@ -64,26 +53,6 @@ func (t *Tx) SearchGameSessions(q store.SearchQuery, p store.Page) ([]*game.Game
 	}
 	last.Q = fp
 	return out[:n], encodeCursor(last), nil
-}
-
-// searchAfter decodes the cursor of token (nil when empty), checking
-// that it belongs to the query whose fingerprint is fp.
-func searchAfter(q store.SearchQuery, token, fp string) (*searchCursor, error) {
-	if token == "" {
-		return nil, nil
-	}
-	after := &searchCursor{}
-	if err := decodeCursor(token, after); err != nil {
-		return nil, err
-	}
-	if after.Q != fp {
-		return nil, game.Errorf(game.InvalidRequest,
-			"NextToken belongs to another search: the fleet, location, filter and sort must stay the same between pages")
-	}
-	if !after.fits(q.Sort) {
-		return nil, game.Errorf(game.InvalidRequest, "NextToken is not a token this service issued")
-	}
-	return after, nil
 }
 
 // searchPart runs one query of a search, appending to out. last is the
@@ -151,19 +120,6 @@ func conjuncts(e search.Expr, list []*search.Cond) []*search.Cond {
 	return list
 }
 
-// fits reports whether the cursor holds a sort value of the sort's type.
-func (c *searchCursor) fits(s *search.Sort) bool {
-	switch {
-	case s == nil:
-		return c.S == nil && c.N == nil
-	case s.Operand.Field == search.Property:
-		return c.N == nil
-	case s.Operand.Field.Kind() == search.String:
-		return c.S != nil && c.N == nil
-	}
-	return c.N != nil && c.S == nil
-}
-
 // scanExtra scans the session columns and then the sort column.
 type scanExtra struct {
 	rows  *sql.Rows
@@ -207,20 +163,4 @@ func boolInt(b bool) int64 {
 		return 1
 	}
 	return 0
-}
-
-// fingerprint identifies a query, so that a token is only accepted by the
-// search that issued it.
-func fingerprint(q store.SearchQuery) string {
-	var b strings.Builder
-	b.WriteString(q.FleetID + "\x00" + q.Location + "\x00")
-	if q.Filter != nil {
-		b.WriteString(q.Filter.String())
-	}
-	b.WriteString("\x00")
-	if q.Sort != nil {
-		b.WriteString(q.Sort.String())
-	}
-	sum := sha256.Sum256([]byte(b.String()))
-	return hex.EncodeToString(sum[:8])
 }

@@ -56,7 +56,11 @@ func (t *Tx) InsertGameSession(s *game.GameSession) error {
 	if err != nil {
 		return err
 	}
-	return t.putProperties(pk, s.Properties)
+	if err := t.putProperties(pk, s.Properties); err != nil {
+		return err
+	}
+	t.noteSession(s, pk, s.CurrentPlayerSessionCount)
+	return nil
 }
 
 // putProperties replaces the searchable properties of session pk. Keys
@@ -101,24 +105,27 @@ func (t *Tx) UpdateGameSession(s *game.GameSession) error {
 		return err
 	}
 	var pk int64
+	var cur int
 	err = t.queryRow(`UPDATE game_sessions SET compute = ?, status = ?, name = ?, max_players = ?, policy = ?,
-		ended = ?, reason = ?, doc = ? WHERE id = ? RETURNING pk`,
+		ended = ?, reason = ?, doc = ? WHERE id = ? RETURNING pk, cur_players`,
 		s.ComputeName, s.Status, s.Name, s.MaximumPlayerSessionCount, s.PlayerSessionCreationPolicy,
-		store.Millis(s.TerminationTime), s.StatusReason, string(doc), s.ID).Scan(&pk)
+		store.Millis(s.TerminationTime), s.StatusReason, string(doc), s.ID).Scan(&pk, &cur)
 	if errNoRows(err) {
 		return game.Errorf(game.NotFound, "game session %s not found", s.ID)
 	}
 	if err != nil {
 		return err
 	}
-	return t.putProperties(pk, s.Properties)
+	if err := t.putProperties(pk, s.Properties); err != nil {
+		return err
+	}
+	t.noteSession(s, pk, cur)
+	return nil
 }
 
-// sessionCursor is the position after the last session of a page.
-type sessionCursor struct {
-	C  int64 `json:"c"`
-	PK int64 `json:"p"`
-}
+// sessionCursor is the position after the last session of a page; its
+// format is shared with the live state in memory (store.SessionCursor).
+type sessionCursor = store.SessionCursor
 
 func (t *Tx) ListGameSessions(f store.SessionFilter, p store.Page) ([]*game.GameSession, string, error) {
 	var cur sessionCursor

@@ -39,16 +39,25 @@ type Options struct {
 
 // Open opens (creating if needed) the store in dir and applies migrations.
 // The directory is this process's until the store is closed: a second
-// Open, here or in another process, fails with *InUseError.
+// Open, here or in another process, fails with *InUseError. One server per
+// store: it keeps the live game sessions in memory, fed by its own
+// commits, and pushes only to the game servers connected to it.
 func Open(ctx context.Context, dir string, opts Options) (*sqldb.DB, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("data directory: %w", err)
+	}
+	syncMode := strings.ToUpper(opts.Synchronous)
+	if syncMode == "" {
+		syncMode = "FULL"
+	}
+	if syncMode != "FULL" && syncMode != "NORMAL" {
+		return nil, fmt.Errorf("sqlite synchronous must be FULL or NORMAL, not %q", opts.Synchronous)
 	}
 	release, err := lockDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	db, err := open(ctx, dir, opts)
+	db, err := open(ctx, dir, syncMode, opts)
 	if err != nil {
 		release()
 		return nil, err
@@ -57,14 +66,7 @@ func Open(ctx context.Context, dir string, opts Options) (*sqldb.DB, error) {
 	return db, nil
 }
 
-func open(ctx context.Context, dir string, opts Options) (*sqldb.DB, error) {
-	syncMode := strings.ToUpper(opts.Synchronous)
-	if syncMode == "" {
-		syncMode = "FULL"
-	}
-	if syncMode != "FULL" && syncMode != "NORMAL" {
-		return nil, fmt.Errorf("sqlite synchronous must be FULL or NORMAL, not %q", opts.Synchronous)
-	}
+func open(ctx context.Context, dir, syncMode string, opts Options) (*sqldb.DB, error) {
 	path := filepath.Join(dir, FileName)
 	q := url.Values{}
 	q.Add("_pragma", "journal_mode(WAL)")

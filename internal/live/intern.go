@@ -1,0 +1,44 @@
+package live
+
+import "github.com/anylift/anylift/internal/game"
+
+// maxInterned bounds the strings an interner keeps: past it, new strings
+// are kept as they come, so memory stays bounded however many distinct
+// computes, processes or creators pass through.
+const maxInterned = 100_000
+
+// interner keeps one copy of strings that many sessions repeat (fleet,
+// location, compute, address, status, policies, property keys), so a
+// session decoded from the store does not hold its own copy of each.
+// Only Apply uses it, under the write lock.
+type interner struct {
+	m map[string]string
+}
+
+func (in *interner) get(s string) string {
+	if v, ok := in.m[s]; ok {
+		return v
+	}
+	if len(in.m) < maxInterned {
+		in.m[s] = s
+	}
+	return s
+}
+
+// session returns a copy of s whose repeated strings are interned.
+func (in *interner) session(s *game.GameSession) *game.GameSession {
+	c := *s
+	c.FleetID, c.FleetARN, c.Location = in.get(c.FleetID), in.get(c.FleetARN), in.get(c.Location)
+	c.ComputeName, c.ProcessID = in.get(c.ComputeName), in.get(c.ProcessID)
+	c.IPAddress, c.DNSName = in.get(c.IPAddress), in.get(c.DNSName)
+	c.Status, c.StatusReason = in.get(c.Status), in.get(c.StatusReason)
+	c.PlayerSessionCreationPolicy, c.ProtectionPolicy = in.get(c.PlayerSessionCreationPolicy), in.get(c.ProtectionPolicy)
+	c.CreatorID = in.get(c.CreatorID)
+	if len(s.Properties) > 0 {
+		c.Properties = make([]game.Property, len(s.Properties))
+		for i, p := range s.Properties {
+			c.Properties[i] = game.Property{Key: in.get(p.Key), Value: p.Value}
+		}
+	}
+	return &c
+}

@@ -1,0 +1,63 @@
+package live_test
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/live"
+	"github.com/anylift/anylift/internal/store"
+)
+
+// BenchmarkBytesPerSession reports the heap the memory holds per live
+// session: 100,000 ACTIVE sessions of one fleet shaped as internal/bench
+// seeds them (two properties, mode and map), each record built with its
+// own copies of every string, as decoding it from the store makes them.
+//
+//	go test ./internal/live -run '^$' -bench BytesPerSession -benchtime 1x
+func BenchmarkBytesPerSession(b *testing.B) {
+	const n = 100_000
+	for range b.N {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		mem := live.New()
+		fleet := "fleet-" + game.NewUUID()
+		mem.Apply([]store.Change{{Kind: store.FleetPut, ID: fleet}})
+		now := time.Now().UTC()
+		batch := make([]store.Change, 0, 1000)
+		for j := range n {
+			idString := fmt.Sprintf("gsess-bench-%06d", j)
+			s := &game.GameSession{
+				ID:       "arn:aws:gamelift:us-west-2::gamesession/" + fleet + "/custom-bench/" + idString,
+				IDString: idString, Name: "game " + idString, FleetID: strings.Clone(fleet),
+				FleetARN: "arn:aws:gamelift:us-west-2:123456789012:fleet/" + fleet, Location: strings.Clone("custom-bench"),
+				ComputeName: fmt.Sprintf("compute-%d", j%500), CreationTime: now.Add(time.Duration(j) * time.Millisecond),
+				MaximumPlayerSessionCount: 200, Status: strings.Clone(game.SessionActive),
+				PlayerSessionCreationPolicy: strings.Clone(game.AcceptAll), ProtectionPolicy: strings.Clone(game.NoProtection),
+				IPAddress: strings.Clone("10.0.0.1"), Port: 7000 + j%1000,
+				Properties: []game.Property{
+					{Key: strings.Clone("mode"), Value: strings.Clone([]string{"ranked", "casual", "ffa", "ctf"}[j%4])},
+					{Key: strings.Clone("map"), Value: fmt.Sprintf("map-%d", j/4%20)},
+				},
+			}
+			batch = append(batch, store.Change{Kind: store.SessionPut, ID: s.ID, PK: int64(j + 1), Session: s})
+			if len(batch) == cap(batch) {
+				mem.Apply(batch)
+				batch = batch[:0]
+			}
+		}
+		mem.Apply(batch)
+		batch = nil
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		if mem.Len() != n {
+			b.Fatalf("%d sessions held, want %d", mem.Len(), n)
+		}
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "bytes/session")
+		runtime.KeepAlive(mem)
+	}
+}

@@ -1,0 +1,58 @@
+package live_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/live"
+	"github.com/anylift/anylift/internal/search"
+	"github.com/anylift/anylift/internal/store"
+)
+
+// benchSessions fills a memory with n ACTIVE sessions of one fleet shaped
+// as internal/bench seeds them: mode (4 values) and map (20 values).
+func benchSessions(n int) (*live.Sessions, string) {
+	mem := live.New()
+	fleet := "fleet-bench"
+	mem.Apply([]store.Change{{Kind: store.FleetPut, ID: fleet}})
+	now := time.Now().UTC()
+	var batch []store.Change
+	for j := range n {
+		idString := fmt.Sprintf("gsess-bench-%06d", j)
+		s := &game.GameSession{
+			ID: "arn:aws:gamelift:us-west-2::gamesession/" + fleet + "/custom-bench/" + idString, IDString: idString,
+			Name: "game " + idString, FleetID: fleet, Location: "custom-bench", CreationTime: now.Add(time.Duration(j) * time.Millisecond),
+			MaximumPlayerSessionCount: 200, Status: game.SessionActive, PlayerSessionCreationPolicy: game.AcceptAll,
+			Properties: []game.Property{{Key: "mode", Value: []string{"ranked", "casual", "ffa", "ctf"}[j%4]}, {Key: "map", Value: fmt.Sprintf("map-%d", j/4%20)}},
+		}
+		batch = append(batch, store.Change{Kind: store.SessionPut, ID: s.ID, PK: int64(j + 1), Session: s})
+	}
+	mem.Apply(batch)
+	return mem, fleet
+}
+
+func BenchmarkSearch(b *testing.B) {
+	mem, fleet := benchSessions(100_000)
+	for _, c := range []struct{ name, filter, sort string }{
+		{"selective", "gameSessionProperties.map = 'map-7' AND gameSessionProperties.mode = 'ranked' AND hasAvailablePlayerSessions = true", ""},
+		{"sorted", "hasAvailablePlayerSessions = true", "creationTimeMillis DESC"},
+		{"by-name", "gameSessionProperties.mode = 'ffa'", "gameSessionName ASC"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			q := store.SearchQuery{FleetID: fleet}
+			q.Filter, _ = search.ParseFilter(c.filter)
+			if c.sort != "" {
+				srt, _ := search.ParseSort(c.sort)
+				q.Sort = &srt
+			}
+			for b.Loop() {
+				list, _, ok, err := mem.Search(q, store.Page{Limit: 20})
+				if !ok || err != nil || len(list) != 20 {
+					b.Fatal(len(list), ok, err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,39 @@
+package store
+
+import "github.com/anylift/anylift/internal/game"
+
+// Change is one committed write that the live state in memory follows:
+// a game session written, a session's seat count changed, a fleet added
+// or removed. A store that feeds a commit hook (sqldb.DB.SetCommitHook)
+// reports every such write of a transaction, in the order it was made,
+// once the transaction has committed, and reports the transactions in
+// commit order; a transaction that fails or rolls back reports nothing.
+type Change struct {
+	Kind ChangeKind
+	// ID is the game session's ARN (SessionPut, SessionSeats) or the
+	// fleet id (FleetPut, FleetDelete).
+	ID string
+	// PK is the session's row key, the tie-breaker of every session order
+	// and part of its pagination tokens (SessionPut).
+	PK int64
+	// Session is a copy of the record as written (SessionPut); its
+	// CurrentPlayerSessionCount is the stored count at that moment.
+	Session *game.GameSession
+	// Seats is the session's CurrentPlayerSessionCount after the change
+	// (SessionSeats).
+	Seats int
+	// Ended reports, when the live state is loaded (FleetPut), that the
+	// fleet has game sessions that ended (TERMINATED or ERROR).
+	Ended bool
+}
+
+// ChangeKind says what a Change is.
+type ChangeKind uint8
+
+// The kinds of Change.
+const (
+	SessionPut ChangeKind = iota + 1
+	SessionSeats
+	FleetPut
+	FleetDelete
+)
