@@ -223,8 +223,7 @@ func (s *Service) endSession(tx store.Tx, gs *game.GameSession, status, reason s
 	return s.placementSessionEnded(tx, gs)
 }
 
-// endLostSessions ends sessions whose process is gone (DESIGN.md decision
-// 2): ACTIVATING ones in ERROR, ACTIVE ones TERMINATED with reason
+// endLostSessions ends sessions whose process is gone: ACTIVATING ones in ERROR, ACTIVE ones TERMINATED with reason
 // INTERRUPTED, TERMINATING ones TERMINATED with their reason.
 func (s *Service) endLostSessions(tx store.Tx, list []*game.GameSession) error {
 	for _, gs := range list {
@@ -243,7 +242,7 @@ func (s *Service) endLostSessions(tx store.Tx, list []*game.GameSession) error {
 }
 
 // endComputeSessions ends the live game sessions hosted on a compute that
-// is deregistered (DESIGN.md decision 10), as endLostSessions does.
+// is deregistered, as endLostSessions does.
 func (s *Service) endComputeSessions(tx store.Tx, fleetID, computeName string) error {
 	if computeName == "" {
 		return nil

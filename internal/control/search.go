@@ -11,7 +11,7 @@ import (
 // SearchGameSessions returns ACTIVE game sessions of one fleet (FleetId or
 // AliasId, not both; a TERMINAL alias answers TerminalRoutingStrategy),
 // optionally of one Location, that match FilterExpression, ordered by
-// SortExpression (spec/semantics.md §5). Without a sort, sessions come in
+// SortExpression (docs/search.md). Without a sort, sessions come in
 // creation order (GameLift's order is then random, so callers cannot rely
 // on any). Pages hold at most Limit sessions, and never more than the
 // configured SearchPageSize (20 by default, GameLift's figure). A bad

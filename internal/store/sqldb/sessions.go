@@ -65,7 +65,7 @@ func (t *Tx) InsertGameSession(s *game.GameSession) error {
 
 // putProperties replaces the searchable properties of session pk. Keys
 // containing '.' are kept in the record but, as in GameLift, not indexed
-// for search (spec/semantics.md §2.1).
+// for search.
 func (t *Tx) putProperties(pk int64, props []game.Property) error {
 	if _, err := t.exec(`DELETE FROM game_session_properties WHERE session_pk = ?`, pk); err != nil {
 		return err
