@@ -64,7 +64,7 @@ func DecodeAgentReport(body []byte) (*AgentReport, error) {
 func (h *Handler) ServeAgentReport(w http.ResponseWriter, r *http.Request) {
 	reqID := h.newID()
 	fail := func(ex exception, msg string) { h.writeError(w, wire.JSON, reqID, ex, msg) }
-	body, err := h.readBody(r, 64<<10)
+	body, err := h.readBody(w, r, 64<<10)
 	if err != nil {
 		w.Header().Set("Connection", "close") // the body is not drained
 		var ae *authError

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -141,10 +142,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) serve(w http.ResponseWriter, r *http.Request, p wire.Protocol, op, reqID string) (any, error) {
-	body, err := h.readBody(r, MaxBodyBytes)
+	body, err := h.readBody(w, r, MaxBodyBytes)
 	if err != nil {
-		// The body is not read, and must not be: the connection closes
-		// after the answer rather than drain it first.
+		// The body was not read in full, and is not kept: the connection
+		// closes after the answer (readBody discarded, within bounds, a
+		// body it refused before reading).
 		w.Header().Set("Connection", "close")
 		var ae *authError
 		if errors.As(err, &ae) {
@@ -242,4 +244,25 @@ func op[In any, Out any](fn func(context.Context, *In) (*Out, error)) handler {
 		}
 		return out, nil
 	}
+}
+
+// What a refused request's remaining body may take before its answer: a
+// client that writes its whole body before reading the answer (most do)
+// gets it, and a slow or hostile one holds the connection no longer.
+const (
+	lingerBytes   = 2*MaxBodyBytes + 1<<20
+	lingerTimeout = 2 * time.Second
+)
+
+// linger discards what is left of r's body, up to lingerBytes and for at
+// most lingerTimeout.
+func linger(w http.ResponseWriter, r *http.Request) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return
+	}
+	rc := http.NewResponseController(w)
+	if rc.SetReadDeadline(time.Now().Add(lingerTimeout)) != nil {
+		return
+	}
+	io.CopyN(io.Discard, r.Body, lingerBytes) // the connection closes after the answer
 }

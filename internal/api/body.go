@@ -59,12 +59,20 @@ func unavailable(message string) *authError {
 // the headers is checked before a byte of the body is read; a body whose
 // signature can only be checked once it is read holds the unauthenticated
 // budget while it is read, beyond FreeBodyBytes.
-func (h *Handler) readBody(r *http.Request, max int64) ([]byte, error) {
+//
+// A request refused before its body is read (too large, not
+// authenticated, no budget) has what the client is still sending
+// discarded first, within bounds (linger): a client that sends its whole
+// body before reading the answer, as most do, then hears the answer
+// rather than a reset.
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, max int64) ([]byte, error) {
 	if r.ContentLength > max {
+		linger(w, r)
 		return nil, game.Errorf(game.InvalidRequest, "request body exceeds %d bytes", max)
 	}
 	signed, aerr := h.verifier.PreVerify(r)
 	if aerr != nil {
+		linger(w, r)
 		return nil, aerr
 	}
 	if !signed.Authenticated() {
@@ -74,6 +82,7 @@ func (h *Handler) readBody(r *http.Request, max int64) ([]byte, error) {
 		}
 		if need > FreeBodyBytes {
 			if !h.unauth.take(need) {
+				linger(w, r)
 				return nil, unavailable("Too many unauthenticated request bytes in flight on this node; retry shortly.")
 			}
 			defer h.unauth.give(need)
