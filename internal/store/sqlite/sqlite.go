@@ -102,6 +102,10 @@ func open(ctx context.Context, dir string, opts Options) (*sqldb.DB, error) {
 	})
 	if err := db.Migrate(ctx, mustSub(migrations, "migrations")); err != nil {
 		db.Close()
+		var tooNew *sqldb.SchemaTooNewError
+		if errors.As(err, &tooNew) {
+			tooNew.Store = path
+		}
 		return nil, err
 	}
 	if !opts.NoGroupCommit {
