@@ -87,5 +87,8 @@ func storeFileArgs(name, usage string, args []string, getenv func(string) string
 			*dataDir = v
 		}
 	}
+	if *dataDir == "" {
+		return "", "", false, fmt.Errorf("%s needs a --data-dir", name)
+	}
 	return *dataDir, files[0], false, nil
 }

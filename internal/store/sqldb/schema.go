@@ -45,7 +45,12 @@ func (e *SchemaTooNewError) Error() string {
 		return fmt.Sprintf("the store at %s has schema version %d, newer than this anylift knows (%d): upgrade anylift", where, e.Version, e.Known)
 	}
 	// Same or lower number, different migrations: another build's store.
-	return fmt.Sprintf("the store at %s has migrations this anylift does not know (%s): it was written by another anylift build; run that build or a newer one", where, strings.Join(e.Unknown, ", "))
+	names := e.Unknown
+	more := ""
+	if len(names) > 5 {
+		names, more = names[:5], fmt.Sprintf(" and %d more", len(names)-5)
+	}
+	return fmt.Sprintf("the store at %s has migrations this anylift does not know (%s%s): it was written by another anylift build; run that build or a newer one", where, strings.Join(names, ", "), more)
 }
 
 // KnownSchema returns the migrations in fsys, sorted, and the highest
