@@ -33,6 +33,8 @@ commands:
   serve    run the service (control-plane API on --listen)
   dev      run the service for local development, with a fleet ready for game servers
   agent    run a game machine's server processes for an Anywhere fleet
+  backup   write a consistent copy of the embedded store, while it runs
+  restore  make a data directory from a backup
   version  print the version, the commit it was built from, and the platform
   <operation>  call the API as "aws gamelift <operation>" does (listed below)
 
@@ -53,6 +55,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return dev(ctx, args[1:], getenv, stdout, stderr)
 	case "agent":
 		return agentCmd(ctx, args[1:], getenv, stdout, stderr)
+	case "backup":
+		return backupCmd(ctx, args[1:], getenv, stdout, stderr)
+	case "restore":
+		return restoreCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, versionLine())
 		return nil

@@ -308,8 +308,17 @@ func listenAs(flag, addr string) (net.Listener, error) {
 // tlsConfig is the TLS side of the API listener and of the TLS listener
 // (the C++ SDK, and so Unreal and O3DE, always speaks TLS), with
 // --tls-cert/--tls-key or a self-signed certificate kept in the data
-// directory. TLS 1.2 stays allowed: it is all the C++ and C# SDKs offer.
+// directory. Given files are reloaded when they change (see
+// sdkserver.ReloadingCertificate). TLS 1.2 stays allowed: it is all the
+// C++ and C# SDKs offer.
 func (s *Server) tlsConfig() (*tls.Config, error) {
+	if s.cfg.TLSCert != "" && s.cfg.TLSKey != "" {
+		r, err := sdkserver.NewReloadingCertificate(s.cfg.TLSCert, s.cfg.TLSKey, s.cfg.Log, s.cfg.Now)
+		if err != nil {
+			return nil, err
+		}
+		return &tls.Config{GetCertificate: r.GetCertificate, MinVersion: tls.VersionTLS12}, nil
+	}
 	dir := s.cfg.DataDir
 	if dir == "" {
 		dir = "."

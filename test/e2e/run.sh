@@ -309,6 +309,33 @@ if [ -n "$fleet_id" ]; then
   same "describe-fleet-capacity (bad id)" -- describe-fleet-capacity --fleet-ids "no such fleet"
 fi
 
+echo "== anylift backup of the running server, restored and served by a second one"
+if "$tmp/anylift" backup --data-dir "$tmp/data" "$tmp/backup.db" >"$tmp/backup.out" 2>&1 &&
+  "$tmp/anylift" restore "$tmp/backup.db" --data-dir "$tmp/restored" >>"$tmp/backup.out" 2>&1; then
+  ok "anylift backup and restore while the server runs"
+  "$tmp/anylift" serve --listen 127.0.0.1:0 --tls-listen "" --data-dir "$tmp/restored" \
+    --access-key "$AWS_ACCESS_KEY_ID" --secret-key "$AWS_SECRET_ACCESS_KEY" >"$tmp/restored.out" 2>>"$tmp/server.log" &
+  rpid=$!
+  for _ in $(seq 1 100); do
+    if grep -q '^console at ' "$tmp/restored.out" || ! kill -0 "$rpid" 2>/dev/null; then break; fi
+    sleep 0.1
+  done
+  rendpoint=$(sed -n 's/^anylift listening on //p' "$tmp/restored.out")
+  for q in "list-locations --query Locations[].LocationName" "list-fleets" "list-aliases --query Aliases[].AliasId"; do
+    # shellcheck disable=SC2086
+    if [ -n "$rendpoint" ] && [ "$(aws --endpoint-url "$endpoint" --output text gamelift $q 2>&1)" = \
+      "$(aws --endpoint-url "$rendpoint" --output text gamelift $q 2>&1)" ]; then
+      ok "the restored store answers ${q%% *} as the original"
+    else
+      fail "the restored store differs on ${q%% *} ($rendpoint)"
+    fi
+  done
+  kill -TERM "$rpid"
+  wait "$rpid" || true
+else
+  fail "anylift backup/restore: $(cat "$tmp/backup.out")"
+fi
+
 echo "== boto3: cleanup"
 py cleanup
 

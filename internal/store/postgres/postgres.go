@@ -43,6 +43,10 @@ func Open(ctx context.Context, dsn string) (*sqldb.DB, error) {
 	})
 	if err := migrate(ctx, pool, db); err != nil {
 		db.Close()
+		var tooNew *sqldb.SchemaTooNewError
+		if errors.As(err, &tooNew) {
+			tooNew.Store = describe(cfg)
+		}
 		return nil, err
 	}
 	return db, nil

@@ -288,10 +288,16 @@ func (t *Tx) lockShared() string {
 func (t *Tx) isUnique(err error) bool { return err != nil && t.db.dialect.IsUnique(err) }
 
 // Migrate applies, in name order, every *.sql file of fsys not yet applied,
-// each in its own transaction, recording it in schema_migrations.
+// each in its own transaction, recording it in schema_migrations. A store
+// holding migrations fsys lacks is refused with *SchemaTooNewError.
 func (db *DB) Migrate(ctx context.Context, fsys fs.FS) error {
 	if _, err := db.write.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY)`); err != nil {
 		return fmt.Errorf("migrations table: %w", err)
+	}
+	// A store a newer anylift has migrated is refused before anything is
+	// applied: this binary would misread it.
+	if err := db.checkSchema(ctx, fsys); err != nil {
+		return err
 	}
 	names, err := fs.Glob(fsys, "*.sql")
 	if err != nil {

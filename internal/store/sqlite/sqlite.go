@@ -104,6 +104,10 @@ func open(ctx context.Context, dir, syncMode string, opts Options) (*sqldb.DB, e
 	})
 	if err := db.Migrate(ctx, mustSub(migrations, "migrations")); err != nil {
 		db.Close()
+		var tooNew *sqldb.SchemaTooNewError
+		if errors.As(err, &tooNew) {
+			tooNew.Store = path
+		}
 		return nil, err
 	}
 	if !opts.NoGroupCommit {
