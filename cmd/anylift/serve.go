@@ -28,7 +28,7 @@ func serveFlags(fs *flag.FlagSet) func(logTo io.Writer) (server.Config, error) {
 	sdkEndpoint := fs.String("sdk-endpoint", "", "WebSocket URL advertised to game servers (default ws://<listen address>; set it for machines behind NAT)")
 	agentEndpoint := fs.String("agent-endpoint", "", "API URL advertised to agents as a compute's GameLiftAgentEndpoint (default http://<listen address>)")
 	tlsListen := fs.String("tls-listen", "127.0.0.1:9871", "address of a TLS-only listener as well (empty: none); --listen speaks TLS too")
-	tlsCert := fs.String("tls-cert", "", "certificate for TLS on both listeners (default: self-signed, generated once into --data-dir)")
+	tlsCert := fs.String("tls-cert", "", "certificate for TLS on both listeners, reloaded when the files change (default: self-signed, generated once into --data-dir)")
 	tlsKey := fs.String("tls-key", "", "key of --tls-cert")
 	unhealthyTimeout := fs.Duration("unhealthy-timeout", 3*time.Minute, "time an active process may go without a healthy report before it is ended as unhealthy")
 	healthInterval := fs.Duration("health-check-interval", 0, "deprecated: sets --unhealthy-timeout to three times this, when --unhealthy-timeout is not given")
