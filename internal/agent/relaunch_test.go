@@ -95,7 +95,9 @@ func TestCrashLoopIsBackedOffAndShown(t *testing.T) {
 	script, tokenFile := filepath.Join(dir, "broken-server"), filepath.Join(dir, "token")
 	var body strings.Builder
 	body.WriteString("#!/bin/sh\n")
-	fmt.Fprintf(&body, "printf %%s \"$GAMELIFT_SDK_AUTH_TOKEN\" > %s\n", tokenFile)
+	// Written aside and renamed, so the test never reads a file half
+	// written by a later launch.
+	fmt.Fprintf(&body, "printf %%s \"$GAMELIFT_SDK_AUTH_TOKEN\" > %s.$$ && mv %s.$$ %s\n", tokenFile, tokenFile, tokenFile)
 	for i := 1; i <= 12; i++ {
 		fmt.Fprintf(&body, "echo 'loading map %d'\n", i)
 	}
