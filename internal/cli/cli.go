@@ -68,8 +68,7 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	c, ok := served()[args[i]]
 	if !ok {
-		writeUsage(stderr)
-		return fail(stderr, ExitUsage, usagef("unknown operation %q%s", args[i], suggest(args[i])))
+		return fail(stderr, ExitUsage, unknownOperation(args[i]))
 	}
 	rest := args[i+1:]
 	if len(rest) > 0 && rest[len(rest)-1] == "help" {
@@ -100,20 +99,6 @@ func fail(stderr io.Writer, code int, err error) error {
 		fmt.Fprintf(stderr, "\n%s\n", err)
 	}
 	return &ExitError{Code: code, Err: err}
-}
-
-// suggest names served operations that contain the unknown name.
-func suggest(name string) string {
-	var near []string
-	for _, n := range servedNames() {
-		if strings.Contains(n, name) || strings.Contains(name, n) {
-			near = append(near, n)
-		}
-	}
-	if len(near) == 0 || len(near) > 5 {
-		return ""
-	}
-	return "; did you mean " + strings.Join(near, ", ") + "?"
 }
 
 func invoke(ctx context.Context, c *command, in any, g *globals, q *query, getenv func(string) string, stdout, stderr io.Writer) error {
