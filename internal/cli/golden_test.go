@@ -218,7 +218,7 @@ func testQuery(t *testing.T, e *goldenEnv, fleet string) {
 	e.golden(t, "query-scalar.json", 0, "describe-fleet-attributes", "--fleet-ids", fleet, "--query", "FleetAttributes[0].CreationTime")
 	e.golden(t, "query-field-of-list.text", 0, "describe-fleet-attributes", "--query", "FleetAttributes.FleetId", "--output", "text")
 	e.golden(t, "query-projection.json", 0, "describe-game-sessions", "--fleet-id", fleet, "--query", "GameSessions[].GameSessionId")
-	hash := "FleetAttributes[].{Id: FleetId, Name: Name, Groups: MetricGroups, Limit: ResourceCreationLimitPolicy}"
+	hash := "sort_by(FleetAttributes, &Name)[].{Id: FleetId, Name: Name, Groups: MetricGroups, Limit: ResourceCreationLimitPolicy}"
 	e.golden(t, "query-hash.json", 0, "describe-fleet-attributes", "--query", hash)
 	e.golden(t, "query-hash.text", 0, "describe-fleet-attributes", "--query", hash, "--output", "text")
 	e.golden(t, "query-hash.table", 0, "describe-fleet-attributes", "--query", hash, "--output", "table")

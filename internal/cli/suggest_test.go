@@ -54,3 +54,19 @@ func TestEditDistance(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaries: every served operation has its description, and no
+// other operation has one.
+func TestSummaries(t *testing.T) {
+	for _, n := range servedNames() {
+		c := served()[n]
+		if s := summaries[c.Op]; s == "" || !strings.HasSuffix(s, ".") {
+			t.Errorf("%s has no summary (or one not ending a sentence): %q", c.Op, s)
+		}
+	}
+	for op := range summaries {
+		if c, ok := commands[op]; !ok || !IsOperation(c.Name) {
+			t.Errorf("summary of %s, which is not served", op)
+		}
+	}
+}
