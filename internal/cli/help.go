@@ -20,6 +20,8 @@ const globalHelp = `Global options (before or after the operation):
   --session-token TOK  session token (ANYLIFT_SESSION_TOKEN, AWS_SESSION_TOKEN)
   --output FORMAT      json (default), table or text (ANYLIFT_OUTPUT,
                        AWS_DEFAULT_OUTPUT)
+  --query JMESPATH     what of the answer to print, as the aws CLI's --query
+                       ('GameSessions[].GameSessionId'), applied before --output
   --cli-input-json J   the whole input as JSON (or file://path); flags override
   --no-paginate        one call only, for an operation that pages
   --help               this help, or an operation's flags
