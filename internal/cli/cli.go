@@ -82,7 +82,7 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return writeCommandHelp(stdout, c)
 	}
 	var q *query
-	if g.query != "" {
+	if g.querySet {
 		if q, err = compileQuery(g.query); err != nil {
 			return fail(stderr, ExitUsage, err)
 		}

@@ -24,6 +24,7 @@ type globals struct {
 	endpoint, region, accessKey, secretKey, sessionToken string
 	output                                               string
 	query                                                string
+	querySet                                             bool // --query given, even empty
 	cliInputJSON                                         string
 	help                                                 bool
 	pageText                                             map[string]string // --starting-token, --page-size, --max-items as given
@@ -75,6 +76,7 @@ func (g *globals) parseGlobal(args []string, i int) (int, error) {
 		val, n = args[i+1], 2
 	}
 	*dst = val
+	g.querySet = g.querySet || name == "query"
 	if slices.Contains(pageFlags, name) {
 		g.pageText[name] = val
 	}

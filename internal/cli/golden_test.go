@@ -231,6 +231,7 @@ func testQuery(t *testing.T, e *goldenEnv, fleet string) {
 	e.golden(t, "query-paged.json", 0, "list-locations", "--page-size", "2", "--max-items", "3",
 		"--query", "{names: Locations[].LocationName, next: NextToken}")
 	e.golden(t, "error-query-syntax", cli.ExitUsage, "list-locations", "--query", "Locations[")
+	e.golden(t, "error-query-empty", cli.ExitUsage, "list-locations", "--query=")
 	e.golden(t, "error-query-extension", cli.ExitUsage, "list-locations", "--query", "Locations[0].Location-Name")
 	e.golden(t, "error-query-function", cli.ExitUsage, "list-locations", "--query", "find_first(Locations, 'x')")
 	e.golden(t, "error-query-type", cli.ExitQuery, "list-locations", "--query", "length(`1`)")
