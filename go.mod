@@ -5,6 +5,11 @@ go 1.26.8
 require github.com/coder/websocket v1.8.15
 
 require (
+	github.com/jmespath-community/go-jmespath v1.1.1 // indirect
+	golang.org/x/exp v0.0.0-20230314191032-db074128a8ec // indirect
+)
+
+require (
 	github.com/aws/aws-sdk-go-v2 v1.47.7 // indirect
 	github.com/aws/aws-sdk-go-v2/credentials v1.20.15 // indirect
 	github.com/aws/aws-sdk-go-v2/internal/configsources v1.5.10 // indirect

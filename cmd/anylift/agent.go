@@ -5,6 +5,7 @@ import (
 	"flag"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/anylift/anylift/internal/agent"
@@ -14,10 +15,25 @@ import (
 // (internal/agent). Flags may also come from ANYLIFT_* variables; the
 // credentials and region fall back to the usual AWS variables.
 func agentCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cfg, help, err := agentConfig(args, getenv, stdout, stderr)
+	if help || err != nil {
+		return err
+	}
+	a, err := agent.New(cfg)
+	if err != nil {
+		return err
+	}
+	return a.Run(ctx)
+}
+
+// agentConfig reads the agent's flags; help is true when -h printed them.
+func agentConfig(args []string, getenv func(string) string, stdout, stderr io.Writer) (cfg agent.Config, help bool, err error) {
 	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
 	host, _ := os.Hostname()
 	fs.String("config", "", "JSON file of settings, keyed by flag name")
-	endpoint := fs.String("endpoint", "http://127.0.0.1:9870", "the Anylift service's API URL")
+	endpoint := fs.String("endpoint-url", "http://127.0.0.1:9870", "the Anylift service's API `URL`")
+	fs.Var(alias{fs.Lookup("endpoint-url")}, "endpoint", "old name of --endpoint-url (a `URL`), still read")
+	fs.Lookup("endpoint").DefValue = ""
 	region := fs.String("region", "", "region to sign requests for (default $AWS_REGION, else us-west-2)")
 	accessKey := fs.String("access-key", "", "access key id (default $AWS_ACCESS_KEY_ID)")
 	secretKey := fs.String("secret-key", "", "secret key (default $AWS_SECRET_ACCESS_KEY)")
@@ -32,25 +48,49 @@ func agentCmd(ctx context.Context, args []string, getenv func(string) string, st
 	stop := fs.Duration("stop-timeout", 30*time.Second, "how long a process has to exit after SIGTERM before SIGKILL")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	logFormat := fs.String("log-format", "text", "text (key=value lines) or json (one object per line, for log collectors)")
-	if help, err := parseFlags(fs, args, getenv, stdout, "usage: anylift agent --fleet-id ID --location LOC --ip-address IP [flags]"); help || err != nil {
-		return err
+	if help, err := parseFlags(fs, args, getenv, stdout, "usage: anylift agent --fleet-id ID --location LOC --ip-address IP [flags]", agentGroups); help || err != nil {
+		return cfg, help, err
 	}
 	log, err := logger(stderr, *logLevel, *logFormat)
 	if err != nil {
-		return err
+		return cfg, false, err
 	}
-	cfg := agent.Config{
+	if usesFlag(args, "endpoint") {
+		log.Warn("--endpoint is deprecated; it is now --endpoint-url, as in the CLI")
+	}
+	return agent.Config{
 		Endpoint: *endpoint, Region: or(*region, getenv("AWS_REGION"), "us-west-2"),
 		AccessKey: or(*accessKey, getenv("AWS_ACCESS_KEY_ID")), SecretKey: or(*secretKey, getenv("AWS_SECRET_ACCESS_KEY")),
 		FleetID: *fleetID, ComputeName: *compute, Location: *location, IPAddress: *ip, DNSName: *dns,
 		LogDir: *logDir, WorkDir: *workDir, PollInterval: *poll, StopTimeout: *stop,
 		Log: log,
+	}, false, nil
+}
+
+// alias is a second name of a flag: setting it sets the flag.
+type alias struct{ of *flag.Flag }
+
+func (a alias) String() string {
+	if a.of == nil {
+		return ""
 	}
-	a, err := agent.New(cfg)
-	if err != nil {
-		return err
+	return a.of.Value.String()
+}
+func (a alias) Set(v string) error { return a.of.Value.Set(v) }
+
+// usesFlag reports whether the command line gives the flag name (as -name,
+// --name, or either with =value).
+func usesFlag(args []string, name string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		a = strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
+		if a == name || strings.HasPrefix(a, name+"=") {
+			return true
+		}
 	}
-	return a.Run(ctx)
+	return false
 }
 
 // or is the first non-empty value.

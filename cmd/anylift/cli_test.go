@@ -48,7 +48,11 @@ func TestBinaryOperationExitStatuses(t *testing.T) {
 			"\nAn error occurred (NotFoundException) when calling the DeleteLocation operation: "},
 		{"wrong secret", []string{"ANYLIFT_ENDPOINT=" + url, "ANYLIFT_ACCESS_KEY=AKIDCLI", "ANYLIFT_SECRET_KEY=wrong"},
 			[]string{"list-locations"}, 254, "An error occurred (InvalidSignatureException) when calling the ListLocations operation"},
-		{"usage", creds, []string{"create-gme-session"}, 252, `unknown operation "create-gme-session"`},
+		{"query", append([]string{"ANYLIFT_ENDPOINT=" + url}, creds...),
+			[]string{"list-locations", "--query", "Locations[?LocationName=='custom-bin'].LocationName | [0]", "--output", "text"}, 0, "custom-bin\n"},
+		{"bad query", creds, []string{"list-locations", "--query", "Locations[?"}, 252, "\nBad value for --query Locations[?: Invalid jmespath expression: "},
+		{"usage", creds, []string{"create-gme-session"}, 252, "anylift: error: unknown operation \"create-gme-session\"; did you mean create-game-session?\n"},
+		{"api name", creds, []string{"CreateGameSession"}, 252, `is "create-game-session" here`},
 		{"missing flag", creds, []string{"create-location"}, 252, "the following arguments are required: --location-name"},
 		// With no credentials, a local endpoint gets anylift dev's pair,
 		// which a server not in dev mode refuses.

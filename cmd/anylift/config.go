@@ -111,18 +111,15 @@ func readCredentials(path string, into map[string]string) error {
 }
 
 // parseFlags layers args and the environment into fs (see layer). For -h
-// it prints usage (unless empty) and fs's flags to stdout and returns
-// help true with no error.
-func parseFlags(fs *flag.FlagSet, args []string, getenv func(string) string, stdout io.Writer, usage string) (help bool, err error) {
+// it prints usage and fs's flags in groups to stdout and returns help true
+// with no error.
+func parseFlags(fs *flag.FlagSet, args []string, getenv func(string) string, stdout io.Writer, usage string, groups []flagGroup) (help bool, err error) {
 	err = layer(fs, args, getenv)
 	if err != flag.ErrHelp {
 		return false, err
 	}
-	if usage != "" {
-		fmt.Fprintln(stdout, usage)
-	}
-	fs.SetOutput(stdout)
-	fs.PrintDefaults()
+	fmt.Fprintln(stdout, usage)
+	writeFlagHelp(stdout, fs, groups)
 	return true, nil
 }
 

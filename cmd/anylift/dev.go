@@ -24,7 +24,7 @@ func dev(ctx context.Context, args []string, getenv func(string) string, stdout,
 	setDefault(fs, "player-dev-mode", "true")
 	launch := fs.String("launch", "", "a game server executable for the agent to run (its arguments follow --)")
 	count := fs.Int("count", 1, "how many copies of --launch to keep running")
-	if help, err := parseFlags(fs, args, getenv, stdout, "usage: anylift dev [flags] [-- game server arguments]"); help || err != nil {
+	if help, err := parseFlags(fs, args, getenv, stdout, "usage: anylift dev [flags] [-- game server arguments]", devGroups); help || err != nil {
 		return err
 	}
 	if *count < 1 || *count > 50 {

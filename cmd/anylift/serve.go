@@ -116,7 +116,7 @@ func serveFlags(fs *flag.FlagSet) func(logTo io.Writer) (server.Config, error) {
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	build := serveFlags(fs)
-	if help, err := parseFlags(fs, args, getenv, stdout, ""); help || err != nil {
+	if help, err := parseFlags(fs, args, getenv, stdout, "usage: anylift serve [flags]", serveGroups); help || err != nil {
 		return err
 	}
 	cfg, err := build(stderr)

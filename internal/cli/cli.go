@@ -20,6 +20,7 @@ const (
 	ExitConfig     = 253 // no credentials
 	ExitService    = 254 // the service answered with an error
 	ExitConnection = 255 // no answer
+	ExitQuery      = 255 // --query failed on the answer (the aws CLI's catch-all status)
 )
 
 // ExitError ends the program with Code; its message has already been
@@ -67,8 +68,7 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	c, ok := served()[args[i]]
 	if !ok {
-		writeUsage(stderr)
-		return fail(stderr, ExitUsage, usagef("unknown operation %q%s", args[i], suggest(args[i])))
+		return fail(stderr, ExitUsage, unknownOperation(args[i]))
 	}
 	rest := args[i+1:]
 	if len(rest) > 0 && rest[len(rest)-1] == "help" {
@@ -81,7 +81,13 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if g.help {
 		return writeCommandHelp(stdout, c)
 	}
-	return invoke(ctx, c, in, g, getenv, stdout, stderr)
+	var q *query
+	if g.querySet {
+		if q, err = compileQuery(g.query); err != nil {
+			return fail(stderr, ExitUsage, err)
+		}
+	}
+	return invoke(ctx, c, in, g, q, getenv, stdout, stderr)
 }
 
 // fail prints err to stderr the aws CLI's way and wraps it with code.
@@ -95,21 +101,7 @@ func fail(stderr io.Writer, code int, err error) error {
 	return &ExitError{Code: code, Err: err}
 }
 
-// suggest names served operations that contain the unknown name.
-func suggest(name string) string {
-	var near []string
-	for _, n := range servedNames() {
-		if strings.Contains(n, name) || strings.Contains(name, n) {
-			near = append(near, n)
-		}
-	}
-	if len(near) == 0 || len(near) > 5 {
-		return ""
-	}
-	return "; did you mean " + strings.Join(near, ", ") + "?"
-}
-
-func invoke(ctx context.Context, c *command, in any, g *globals, getenv func(string) string, stdout, stderr io.Writer) error {
+func invoke(ctx context.Context, c *command, in any, g *globals, q *query, getenv func(string) string, stdout, stderr io.Writer) error {
 	t, output, err := resolve(g, getenv)
 	var ue *usageError
 	if errors.As(err, &ue) {
@@ -141,13 +133,19 @@ func invoke(ctx context.Context, c *command, in any, g *globals, getenv func(str
 	case err != nil:
 		return fail(stderr, ExitUsage, err)
 	}
+	if output == "text" && paged != nil {
+		// Text prints page by page, the query applied to each.
+		return paged.writeText(stdout, q.applier(stderr))
+	}
+	if q != nil {
+		if tree, err = q.apply(tree); err != nil {
+			return fail(stderr, ExitQuery, err)
+		}
+	}
 	switch output {
 	case "table":
 		return writeTable(stdout, c.Op, tree)
 	case "text":
-		if paged != nil {
-			return paged.writeText(stdout)
-		}
 		return writeText(stdout, tree)
 	}
 	return writeJSON(stdout, tree)

@@ -10,7 +10,6 @@ import (
 type command struct {
 	Name   string     // aws CLI name: create-game-session
 	Op     string     // operation name: CreateGameSession
-	Doc    string     // plain-text documentation, paragraphs split by blank lines
 	Input  func() any // new input shape (a pointer to a wire struct)
 	Output func() any // new output shape
 	Params []param    // the input's members, in model order

@@ -23,6 +23,8 @@ func usagef(format string, args ...any) error { return &usageError{msg: fmt.Spri
 type globals struct {
 	endpoint, region, accessKey, secretKey, sessionToken string
 	output                                               string
+	query                                                string
+	querySet                                             bool // --query given, even empty
 	cliInputJSON                                         string
 	help                                                 bool
 	pageText                                             map[string]string // --starting-token, --page-size, --max-items as given
@@ -37,7 +39,7 @@ func (g *globals) flags() map[string]*string {
 	m := map[string]*string{
 		"endpoint-url": &g.endpoint, "region": &g.region, "output": &g.output,
 		"access-key": &g.accessKey, "secret-key": &g.secretKey, "session-token": &g.sessionToken,
-		"cli-input-json": &g.cliInputJSON,
+		"cli-input-json": &g.cliInputJSON, "query": &g.query,
 	}
 	for _, f := range pageFlags {
 		v := g.pageText[f]
@@ -74,6 +76,7 @@ func (g *globals) parseGlobal(args []string, i int) (int, error) {
 		val, n = args[i+1], 2
 	}
 	*dst = val
+	g.querySet = g.querySet || name == "query"
 	if slices.Contains(pageFlags, name) {
 		g.pageText[name] = val
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -96,3 +97,37 @@ func FuzzAnswer(f *testing.F) {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// FuzzQuery: any --query either compiles or is a usage error, and a
+// compiled one runs over an answer, printing in every format, without
+// panicking.
+func FuzzQuery(f *testing.F) {
+	for _, s := range []string{"FleetAttributes[0].FleetId", "FleetAttributes[].{a: FleetId, b: MetricGroups}",
+		"length(FleetAttributes)", "FleetAttributes[?CreationTime > `1`] | [0]", "merge(@, `{\"z\": 1}`)",
+		"to_string(@)", "keys(@)", "foo[", "a-b", "$", "let $x = 1 in $x", "FleetAttributes[::-1]", "sort_by(FleetAttributes, &Name)"} {
+		f.Add(s)
+	}
+	out := reflect.TypeOf(commands["DescribeFleetAttributes"].Output())
+	tree, err := readAnswer([]byte(`{"FleetAttributes":[{"FleetId":"f","Name":"ü","CreationTime":1.5,"MetricGroups":["a"]},{"FleetId":"g","CreationTime":2}]}`), out)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		q, err := compileQuery(s)
+		if err != nil {
+			var ue *usageError
+			if !errors.As(err, &ue) {
+				t.Fatalf("%q: %T %v, want a usage error", s, err, err)
+			}
+			return
+		}
+		res, err := q.apply(tree)
+		if err != nil {
+			return
+		}
+		var sink discard
+		writeJSON(sink, res)
+		writeText(sink, res)
+		writeTable(sink, "DescribeFleetAttributes", res)
+	})
+}

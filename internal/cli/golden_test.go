@@ -189,6 +189,7 @@ func TestGolden(t *testing.T) {
 		"--maximum-player-session-count", "four", "--game-properties", `{"Key":1}`)
 	e.golden(t, "error-unknown-operation", cli.ExitUsage, "create-gme-session")
 	testPaging(t, e)
+	testQuery(t, e, fleet)
 	e.run(t, "create-location", "--location-name", "custom-unused")
 	e.golden(t, "delete-location-empty-answer", 0, "delete-location", "--location-name", "custom-unused")
 }
@@ -206,6 +207,34 @@ func testPaging(t *testing.T, e *goldenEnv) {
 	e.golden(t, "paging-starting-token", 0, "list-locations", "--page-size", "2", "--starting-token", jsonField(t, out, "NextToken"))
 	e.golden(t, "paging-own-limit", 0, "list-locations", "--limit", "1")
 	e.golden(t, "paging-refused", cli.ExitUsage, "list-locations", "--limit", "1", "--max-items", "2")
+}
+
+// testQuery pins --query in every output format, with and without paging,
+// and its errors.
+func testQuery(t *testing.T, e *goldenEnv, fleet string) {
+	t.Helper()
+	e.golden(t, "query-scalar.text", 0, "describe-fleet-attributes", "--fleet-ids", fleet,
+		"--query", "FleetAttributes[0].FleetId", "--output", "text")
+	e.golden(t, "query-scalar.json", 0, "describe-fleet-attributes", "--fleet-ids", fleet, "--query", "FleetAttributes[0].CreationTime")
+	e.golden(t, "query-field-of-list.text", 0, "describe-fleet-attributes", "--query", "FleetAttributes.FleetId", "--output", "text")
+	e.golden(t, "query-projection.json", 0, "describe-game-sessions", "--fleet-id", fleet, "--query", "GameSessions[].GameSessionId")
+	hash := "sort_by(FleetAttributes, &Name)[].{Id: FleetId, Name: Name, Groups: MetricGroups, Limit: ResourceCreationLimitPolicy}"
+	e.golden(t, "query-hash.json", 0, "describe-fleet-attributes", "--query", hash)
+	e.golden(t, "query-hash.text", 0, "describe-fleet-attributes", "--query", hash, "--output", "text")
+	e.golden(t, "query-hash.table", 0, "describe-fleet-attributes", "--query", hash, "--output", "table")
+	e.golden(t, "query-functions.json", 0, "describe-game-sessions", "--fleet-id", fleet, "--query",
+		"{count: length(GameSessions), keys: keys(GameSessions[0].GameProperties[0]), merged: merge(GameSessions[0].GameProperties[0], `{\"Extra\": 1.5}`), text: to_string(GameSessions[0].GameProperties)}")
+	e.golden(t, "query-filter.text", 0, "list-locations", "--filters", "CUSTOM", "--page-size", "2", "--output", "text",
+		"--query", "Locations[?starts_with(LocationName, 'custom-page')].LocationName")
+	e.golden(t, "query-paged.text", 0, "list-locations", "--page-size", "2", "--max-items", "3", "--output", "text",
+		"--query", "Locations[].LocationName")
+	e.golden(t, "query-paged.json", 0, "list-locations", "--page-size", "2", "--max-items", "3",
+		"--query", "{names: Locations[].LocationName, next: NextToken}")
+	e.golden(t, "error-query-syntax", cli.ExitUsage, "list-locations", "--query", "Locations[")
+	e.golden(t, "error-query-empty", cli.ExitUsage, "list-locations", "--query=")
+	e.golden(t, "error-query-extension", cli.ExitUsage, "list-locations", "--query", "Locations[0].Location-Name")
+	e.golden(t, "error-query-function", cli.ExitUsage, "list-locations", "--query", "find_first(Locations, 'x')")
+	e.golden(t, "error-query-type", cli.ExitQuery, "list-locations", "--query", "length(`1`)")
 }
 
 // waitActive waits, through the CLI, until the process has activated the

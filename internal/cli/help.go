@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 )
 
@@ -19,6 +20,8 @@ const globalHelp = `Global options (before or after the operation):
   --session-token TOK  session token (ANYLIFT_SESSION_TOKEN, AWS_SESSION_TOKEN)
   --output FORMAT      json (default), table or text (ANYLIFT_OUTPUT,
                        AWS_DEFAULT_OUTPUT)
+  --query JMESPATH     what of the answer to print, as the aws CLI's --query
+                       ('GameSessions[].GameSessionId'), applied before --output
   --cli-input-json J   the whole input as JSON (or file://path); flags override
   --no-paginate        one call only, for an operation that pages
   --help               this help, or an operation's flags
@@ -40,6 +43,8 @@ func WriteOperations(w io.Writer) error {
 		b.WriteString("  " + n + "\n")
 	}
 	b.WriteString("\n" + globalHelp)
+	b.WriteString("\nOther operations of \"aws gamelift\" (builds, scripts, EC2 and container\n" +
+		"fleets, game server groups, and more) are not served.\n")
 	b.WriteString("\nRun \"anylift <operation> --help\" for an operation's flags.\n")
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -50,10 +55,17 @@ func WriteOperations(w io.Writer) error {
 // its documentation.
 func writeCommandHelp(w io.Writer, c *command) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "NAME\n    %s\n\nDESCRIPTION\n", c.Name)
-	wrap(&b, c.Doc, "    ")
+	fmt.Fprintf(&b, "NAME\n    %s (GameLift's %s)\n\nDESCRIPTION\n", c.Name, c.Op)
+	wrap(&b, summaries[c.Op], "    ")
+	b.WriteString("\n")
+	wrap(&b, "The flags are those of \"aws gamelift "+c.Name+"\", documented as the API model "+
+		"documents them, less what speaks of GameLift's own hosting (EC2, containers, builds and scripts).", "    ")
+	unused := withoutEffect[c.Op]
 	b.WriteString("\nSYNOPSIS\n    anylift " + c.Name + "\n")
 	for _, p := range c.Params {
+		if slices.Contains(unused, p.Flag) {
+			continue
+		}
 		if p.Required {
 			fmt.Fprintf(&b, "        --%s <value>\n", p.Flag)
 		} else if p.Type == "boolean" {
@@ -68,6 +80,9 @@ func writeCommandHelp(w io.Writer, c *command) error {
 	b.WriteString("\nOPTIONS\n")
 	in := reflect.TypeOf(c.Input()).Elem()
 	for _, p := range c.Params {
+		if slices.Contains(unused, p.Flag) {
+			continue
+		}
 		f, _ := in.FieldByName(p.Member)
 		req := ""
 		if p.Required {
@@ -86,6 +101,11 @@ func writeCommandHelp(w io.Writer, c *command) error {
 		if s := shorthandHint(f.Type); s != "" {
 			b.WriteString("\n        Shorthand syntax:\n            " + s + "\n")
 		}
+		b.WriteString("\n")
+	}
+	if len(unused) > 0 {
+		wrap(&b, "Read, and without effect on Anylift (they describe GameLift's own hosting): --"+
+			strings.Join(unused, ", --")+".", "    ")
 		b.WriteString("\n")
 	}
 	if c.Pages != "" {

@@ -168,8 +168,18 @@ func (p *pages) merged() *object {
 }
 
 // writeText prints the pages as the aws CLI's text output prints them:
-// page by page, then the resume token on a NEXTTOKEN line.
-func (p *pages) writeText(w io.Writer) error {
+// page by page, then the resume token on a NEXTTOKEN line; each of them
+// through filter (the --query), when there is one.
+func (p *pages) writeText(w io.Writer, filter func(any) (any, error)) error {
+	write := func(v any) error {
+		if filter != nil {
+			var err error
+			if v, err = filter(v); err != nil {
+				return err
+			}
+		}
+		return writeText(w, v)
+	}
 	for i, page := range p.list {
 		cur := &object{vals: map[string]any{}}
 		if i == 0 {
@@ -184,13 +194,13 @@ func (p *pages) writeText(w io.Writer) error {
 			cur.keys = append(cur.keys, p.key)
 			cur.vals[p.key] = items
 		}
-		if err := writeText(w, cur); err != nil {
+		if err := write(cur); err != nil {
 			return err
 		}
 	}
 	if p.resume != "" {
 		inner := &object{keys: []string{"NextToken"}, vals: map[string]any{"NextToken": p.resume}}
-		return writeText(w, &object{keys: []string{"NextToken"}, vals: map[string]any{"NextToken": inner}})
+		return write(&object{keys: []string{"NextToken"}, vals: map[string]any{"NextToken": inner}})
 	}
 	return nil
 }
