@@ -33,6 +33,7 @@ commands:
   serve    run the service (control-plane API on --listen)
   dev      run the service for local development, with a fleet ready for game servers
   agent    run a game machine's server processes for an Anywhere fleet
+  player-token  print a test player token for the player gateway
   version  print the version, the commit it was built from, and the platform
   <operation>  call the API as "aws gamelift <operation>" does (listed below)
 
@@ -53,6 +54,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return dev(ctx, args[1:], getenv, stdout, stderr)
 	case "agent":
 		return agentCmd(ctx, args[1:], getenv, stdout, stderr)
+	case "player-token":
+		return playerToken(args[1:], getenv, stdout)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, versionLine())
 		return nil
