@@ -338,7 +338,9 @@ func waitFreeProcess(t *testing.T, d *devRun, dir string) {
 	t.Helper()
 	exectest.Eventually(t, "a free game server", waitLimit, func() (bool, string) {
 		out := d.bash(t, dir, "anylift describe-fleet-utilization --fleet-ids $(cat anylift-data/dev-fleet-id)")
-		var u struct{ FleetUtilization []struct{ ActiveServerProcessCount, ActiveGameSessionCount int } }
+		var u struct {
+			FleetUtilization []struct{ ActiveServerProcessCount, ActiveGameSessionCount int }
+		}
 		if err := json.Unmarshal([]byte(out), &u); err != nil || len(u.FleetUtilization) != 1 {
 			return false, out
 		}
