@@ -253,7 +253,19 @@ func (d *devRun) checkBanner(t *testing.T, cmd, shown string) {
 	if got, want := normalize(ports.Replace(d.out.String())), normalize(block.String()); got != want {
 		t.Errorf("$ %s: the README shows\n%s\nthe binary prints\n%s", cmd, want, got)
 	}
-	if got, want := normalize(d.err.String()), normalize(logs.String()); got != want {
+	// Standard error is copied apart from standard output: wait for as
+	// many log lines as the README shows, then compare those.
+	n := strings.Count(logs.String(), "\n")
+	var first string
+	exectest.Eventually(t, "dev's log lines", waitLimit, func() (bool, string) {
+		lines := strings.SplitAfter(d.err.String(), "\n")
+		if len(lines) <= n {
+			return false, d.err.String()
+		}
+		first = strings.Join(lines[:n], "")
+		return true, ""
+	})
+	if got, want := normalize(first), normalize(logs.String()); got != want {
 		t.Errorf("$ %s: the README shows the log lines\n%s\nthe binary logs\n%s", cmd, want, got)
 	}
 }
