@@ -35,6 +35,7 @@ commands:
   agent    run a game machine's server processes for an Anywhere fleet
   backup   write a consistent copy of the embedded store, while it runs
   restore  make a data directory from a backup
+  player-token  print a test player token for the player gateway
   version  print the version, the commit it was built from, and the platform
   <operation>  call the API as "aws gamelift <operation>" does (listed below)
 
@@ -59,6 +60,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return backupCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "restore":
 		return restoreCmd(ctx, args[1:], getenv, stdout, stderr)
+	case "player-token":
+		return playerToken(args[1:], getenv, stdout)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, versionLine())
 		return nil
