@@ -49,6 +49,7 @@ func printBlock(w io.Writer, e *Env, cfg Config) {
 	if addr := e.Server.PlayerAddr(); addr != "" {
 		p("Player gateway for game clients: http://%s (dev mode: the X-Anylift-Player-Id header names the player)", addr)
 	}
+	p("Console: %s/console  Metrics: %s/metrics", e.Server.URL(), e.Server.URL())
 	if cfg.Launch != "" {
 		p("Running %d x %s through the agent; logs in %s", max(cfg.Count, 1), cfg.Launch, filepath.Join(cfg.Server.DataDir, "logs"))
 	}
