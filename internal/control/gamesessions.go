@@ -141,16 +141,7 @@ func applySessionUpdate(gs *game.GameSession, in *wire.UpdateGameSessionInput) e
 func mergeProperties(old, add []game.Property) []game.Property {
 	out := append([]game.Property{}, old...)
 	for _, p := range add {
-		found := false
-		for i := range out {
-			if out[i].Key == p.Key {
-				out[i].Value, found = p.Value, true
-				break
-			}
-		}
-		if !found {
-			out = append(out, p)
-		}
+		out = game.SetProperty(out, p)
 	}
 	return out
 }

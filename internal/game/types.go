@@ -135,6 +135,18 @@ type Property struct {
 	Value string
 }
 
+// SetProperty gives props p's value for p's key: it replaces the value of
+// the first property with that key, or appends p.
+func SetProperty(props []Property, p Property) []Property {
+	for i := range props {
+		if props[i].Key == p.Key {
+			props[i].Value = p.Value
+			return props
+		}
+	}
+	return append(props, p)
+}
+
 // GameSession is a game session record.
 type GameSession struct {
 	ID                          string // the full ARN

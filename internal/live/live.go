@@ -196,18 +196,8 @@ func searchable(props []game.Property) []game.Property {
 	}
 	var out []game.Property
 	for _, p := range props {
-		if !game.Searchable(p.Key) {
-			continue
-		}
-		found := false
-		for i := range out {
-			if out[i].Key == p.Key {
-				out[i].Value, found = p.Value, true
-				break
-			}
-		}
-		if !found {
-			out = append(out, p)
+		if game.Searchable(p.Key) {
+			out = game.SetProperty(out, p)
 		}
 	}
 	return out
