@@ -28,7 +28,8 @@ const (
 // certFile and keyFile (--tls-cert, --tls-key) it loads that pair. Without
 // them it loads the certificate generated earlier into dataDir, or
 // generates one there: self-signed, ECDSA P-256, valid ten years, for
-// 127.0.0.1, ::1, localhost and host (when not empty). The C++ SDK does not
+// 127.0.0.1, ::1, localhost and host (when not empty); with no dataDir,
+// one kept in memory for this run. The C++ SDK does not
 // verify the certificate; a Go SDK must be told to trust it.
 func LoadCertificate(certFile, keyFile, dataDir, host string) (tls.Certificate, error) {
 	if certFile != "" || keyFile != "" {
@@ -36,6 +37,15 @@ func LoadCertificate(certFile, keyFile, dataDir, host string) (tls.Certificate, 
 			return tls.Certificate{}, errors.New("tls: both a certificate and a key file are needed")
 		}
 		return tls.LoadX509KeyPair(certFile, keyFile)
+	}
+	if dataDir == "" {
+		// No data directory (PostgreSQL without one): a certificate for
+		// this run only, never written anywhere.
+		certPEM, keyPEM, err := selfSigned(host, time.Now())
+		if err != nil {
+			return tls.Certificate{}, err
+		}
+		return tls.X509KeyPair(certPEM, keyPEM)
 	}
 	certPath := filepath.Join(dataDir, GeneratedCertFile)
 	keyPath := filepath.Join(dataDir, GeneratedKeyFile)

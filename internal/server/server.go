@@ -319,12 +319,8 @@ func (s *Server) tlsConfig() (*tls.Config, error) {
 		}
 		return &tls.Config{GetCertificate: r.GetCertificate, MinVersion: tls.VersionTLS12}, nil
 	}
-	dir := s.cfg.DataDir
-	if dir == "" {
-		dir = "."
-	}
 	host, _ := os.Hostname()
-	cert, err := sdkserver.LoadCertificate(s.cfg.TLSCert, s.cfg.TLSKey, dir, host)
+	cert, err := sdkserver.LoadCertificate(s.cfg.TLSCert, s.cfg.TLSKey, s.cfg.DataDir, host)
 	if err != nil {
 		return nil, err
 	}
