@@ -36,7 +36,9 @@ func (s *Server) startGateway() error {
 	lim := s.limits // a create may wait CreateTimeout before it answers
 	lim.WriteTimeout = max(lim.WriteTimeout, gc.CreateTimeout+30*time.Second)
 	s.playerHTTP = newHTTPServer(gw.Handler(), lim, s.cfg.Log)
-	ln = s.playerLn
+	// Game clients may speak TLS to the same port (the same certificate
+	// as the API port).
+	ln = newDualListener(s.playerLn, s.tlsCfg, s.limits.ReadHeaderTimeout)
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()

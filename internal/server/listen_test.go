@@ -2,6 +2,8 @@ package server_test
 
 import (
 	"context"
+	"crypto/tls"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -45,5 +47,34 @@ func TestReadyz(t *testing.T) {
 		if resp.StatusCode != http.StatusOK || string(b) != want {
 			t.Errorf("%s: %d %q, want 200 %q", path, resp.StatusCode, b, want)
 		}
+	}
+}
+
+// TestPlayerGatewaySpeaksTLS: game clients reach the player gateway over
+// TLS on the same port as plain HTTP, and get the same answers.
+func TestPlayerGatewaySpeaksTLS(t *testing.T) {
+	env := apitest.Start(t, func(c *server.Config) {
+		c.PlayerListen = "127.0.0.1:0"
+		c.Player.Auth.DevMode = true
+	})
+	insecure := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	var answers []string
+	for _, c := range []struct {
+		scheme string
+		client *http.Client
+	}{{"http", http.DefaultClient}, {"https", insecure}} {
+		resp, err := c.client.Get(c.scheme + "://" + env.Server.PlayerAddr() + "/v1/unknown")
+		if err != nil {
+			t.Fatalf("%s: %v", c.scheme, err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if (c.scheme == "https") != (resp.TLS != nil) {
+			t.Errorf("%s: TLS state %v", c.scheme, resp.TLS)
+		}
+		answers = append(answers, fmt.Sprint(resp.StatusCode, " ", string(b)))
+	}
+	if answers[0] != answers[1] {
+		t.Errorf("plain and TLS answers differ:\n%s\n%s", answers[0], answers[1])
 	}
 }

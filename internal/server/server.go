@@ -122,6 +122,9 @@ type Server struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
+	// tls is the TLS side of the API port and the player gateway's.
+	tlsCfg *tls.Config
+
 	closeOnce sync.Once
 	closeErr  error
 	// limits bound every listener; limited maps each listener's name to
@@ -176,6 +179,7 @@ func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 	}
 	// The cap counts at accept, under the TLS-or-plain sniffing; a
 	// connection still being sniffed is idle, so it can be evicted.
+	s.tlsCfg = tlsCfg
 	s.ln = newDualListener(s.limit(ln, "API"), tlsCfg, s.limits.ReadHeaderTimeout)
 	if cfg.TLSListen != "" {
 		if s.tlsLn, err = listenAs("--tls-listen", cfg.TLSListen); err != nil {
