@@ -18,6 +18,7 @@ import (
 
 	"github.com/anylift/anylift/internal/api"
 	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/sdkwire"
 	"github.com/anylift/anylift/internal/wire"
 )
 
@@ -338,7 +339,7 @@ func (a *Agent) crashed(e *ending, code string) {
 		for _, line := range lastLines(path, outputLines, outputBytes) {
 			// Game servers often print their command line or settings:
 			// the auth token they were given stays out of the log.
-			a.log.Warn("crashed server process output", "pid", e.p.pid, "stream", stream, "line", redact(line, e.p.token))
+			a.log.Warn("crashed server process output", "pid", e.p.pid, "stream", stream, "line", sdkwire.RedactToken(line, e.p.token))
 		}
 	}
 	a.emit(Event{Kind: EvBackoff, PID: e.p.pid, Delay: e.delay, Detail: s.spec.LaunchPath})
@@ -470,13 +471,4 @@ func (a *Agent) nextKill() (time.Time, bool) {
 		}
 	}
 	return next, !next.IsZero()
-}
-
-// redact replaces each whole appearance of secret in s by its first four
-// characters and an ellipsis.
-func redact(s, secret string) string {
-	if len(secret) < 8 {
-		return s
-	}
-	return strings.ReplaceAll(s, secret, secret[:4]+"…")
 }

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"net/url"
-	"strings"
 	"sync"
 	"time"
 
@@ -73,7 +72,7 @@ func (p *Process) dial(endpoint, token, idem string) (*websocket.Conn, error) {
 	c, resp, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPClient: p.opts.HTTPClient})
 	if err != nil {
 		// The dialer's error quotes the URL, whose query holds the token.
-		msg := redact(err.Error(), token)
+		msg := sdkwire.RedactToken(err.Error(), token)
 		if resp != nil {
 			msg = resp.Status + ": the process id must be unique and the auth token correct and unexpired"
 		}
@@ -81,18 +80,6 @@ func (p *Process) dial(endpoint, token, idem string) (*websocket.Conn, error) {
 	}
 	c.SetReadLimit(1 << 20)
 	return c, nil
-}
-
-// redact replaces every whole appearance of secret in msg by its first
-// four characters and an ellipsis, so that logs never hold it.
-func redact(msg, secret string) string {
-	if len(secret) < 8 {
-		if secret == "" {
-			return msg
-		}
-		return strings.ReplaceAll(msg, secret, "…")
-	}
-	return strings.ReplaceAll(msg, secret, secret[:4]+"…")
 }
 
 // dialRetrying dials until it succeeds, attempts run out (0: forever) or
