@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/gamelift"
@@ -18,48 +17,9 @@ import (
 	"github.com/anylift/anylift/internal/apitest"
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/server"
-	"github.com/anylift/anylift/internal/store"
 	"github.com/anylift/anylift/internal/store/sqlite"
+	"github.com/anylift/anylift/internal/storetestenv"
 )
-
-// seedSessions writes into the store in dir, before a server opens it, an
-// Anywhere fleet and n ACTIVE game sessions of seats seats each.
-func seedSessions(t *testing.T, dir string, n, seats int) (fleetID string, ids []string) {
-	t.Helper()
-	ctx := context.Background()
-	st, err := sqlite.Open(ctx, dir, sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	acct := game.Account{Region: apitest.Region, ID: "123456789012"}
-	now := time.Now().UTC().Truncate(time.Millisecond)
-	f := &game.Fleet{ID: game.NewFleetID(), Name: "backup", Status: game.FleetActive, ComputeType: "ANYWHERE", Locations: []string{"custom-backup"}, CreationTime: now}
-	f.ARN = acct.FleetARN(f.ID)
-	err = st.Update(ctx, func(tx store.Tx) error {
-		if err := tx.InsertLocation(&game.Location{Name: "custom-backup", ARN: acct.LocationARN("custom-backup"), CreationTime: now}); err != nil {
-			return err
-		}
-		if err := tx.InsertFleet(f); err != nil {
-			return err
-		}
-		for i := 0; i < n; i++ {
-			idString := fmt.Sprintf("gsess-backup-%d", i)
-			gs := &game.GameSession{ID: acct.GameSessionARN(f.ID, "custom-backup", idString), IDString: idString,
-				FleetID: f.ID, FleetARN: f.ARN, Location: "custom-backup", CreationTime: now, MaximumPlayerSessionCount: seats,
-				Status: game.SessionActive, PlayerSessionCreationPolicy: game.AcceptAll, ProtectionPolicy: game.NoProtection}
-			if err := tx.InsertGameSession(gs); err != nil {
-				return err
-			}
-			ids = append(ids, gs.ID)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f.ID, ids
-}
 
 // A backup taken with "anylift backup" while a real server takes writes
 // from several clients, restored with "anylift restore" and opened by a
@@ -70,7 +30,7 @@ func TestBackupUnderLoadRestores(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	const sessions, seats = 8, 60
-	fleetID, ids := seedSessions(t, dir, sessions, seats)
+	fleetID, ids := storetestenv.SeedActiveSessions(t, dir, game.Account{Region: apitest.Region, ID: "123456789012"}, "custom-backup", sessions, seats)
 	env := apitest.Start(t, func(c *server.Config) { c.DataDir = dir })
 	gl := env.Client()
 

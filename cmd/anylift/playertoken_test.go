@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/ed25519"
@@ -11,7 +10,6 @@ import (
 	"encoding/pem"
 	"io"
 	"net/http"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -36,24 +34,7 @@ func TestBinaryGatewayAcceptsPlayerToken(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	secret := writeFile(t, "player-secret", strings.Repeat("s", 40)+"\n")
-	cmd := exec.CommandContext(ctx, bin, "serve", "--listen", "127.0.0.1:0", "--tls-listen", "", "--data-dir", t.TempDir(),
-		"--access-key", "AKIDBIN", "--secret-key", "secret", "--player-listen", "127.0.0.1:0",
-		"--player-jwt-hs256-secret-file", secret, "--player-allowed-fleets", "*")
-	stdout, stderr := startPiped(t, cmd)
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
-	r := bufio.NewReader(stdout)
-	var gateway string
-	for gateway == "" {
-		line, err := r.ReadString('\n')
-		if err != nil {
-			t.Fatalf("no player gateway line (%v); stderr:\n%s", err, stderr.String())
-		}
-		gateway, _ = strings.CutPrefix(strings.TrimSpace(line), "player gateway on ")
-		if gateway == strings.TrimSpace(line) {
-			gateway = ""
-		}
-	}
-	go io.Copy(io.Discard, r)
+	gateway := serveGateway(ctx, t, bin, "--player-jwt-hs256-secret-file", secret, "--player-allowed-fleets", "*")
 
 	search := func(token string) (int, string) {
 		req, _ := http.NewRequest("POST", gateway+"/v1/sessions/search", strings.NewReader(`{"FleetId":"fleet-00000000-0000-0000-0000-000000000000"}`))

@@ -13,47 +13,8 @@ import (
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/store"
 	"github.com/anylift/anylift/internal/store/sqlite"
+	"github.com/anylift/anylift/internal/storetestenv"
 )
-
-// seedSessions writes, before the server starts, a fleet and n ACTIVE game
-// sessions of max seats each into the store in dir.
-func seedSessions(t *testing.T, dir string, n, max int) []string {
-	t.Helper()
-	ctx := context.Background()
-	st, err := sqlite.Open(ctx, dir, sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	acct := game.Account{Region: "us-west-2", ID: "000000000000"}
-	now := time.Now().UTC().Truncate(time.Millisecond)
-	f := &game.Fleet{ID: game.NewFleetID(), Status: game.FleetActive, ComputeType: "ANYWHERE", Locations: []string{"custom-crash"}, CreationTime: now}
-	f.ARN = acct.FleetARN(f.ID)
-	var ids []string
-	err = st.Update(ctx, func(tx store.Tx) error {
-		if err := tx.InsertLocation(&game.Location{Name: "custom-crash", ARN: acct.LocationARN("custom-crash"), CreationTime: now}); err != nil {
-			return err
-		}
-		if err := tx.InsertFleet(f); err != nil {
-			return err
-		}
-		for i := 0; i < n; i++ {
-			idString := fmt.Sprintf("gsess-crash-%d", i)
-			gs := &game.GameSession{ID: acct.GameSessionARN(f.ID, "custom-crash", idString), IDString: idString,
-				FleetID: f.ID, FleetARN: f.ARN, Location: "custom-crash", CreationTime: now, MaximumPlayerSessionCount: max,
-				Status: game.SessionActive, PlayerSessionCreationPolicy: game.AcceptAll, ProtectionPolicy: game.NoProtection}
-			if err := tx.InsertGameSession(gs); err != nil {
-				return err
-			}
-			ids = append(ids, gs.ID)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ids
-}
 
 // A kill -9 while seats are being taken leaves every acknowledged player
 // session in place and every session's seat count equal to its RESERVED and
@@ -65,7 +26,7 @@ func TestKill9KeepsSeatsConsistent(t *testing.T) {
 	bin := binary(t)
 	dir := t.TempDir()
 	const sessions, seats = 10, 8
-	ids := seedSessions(t, dir, sessions, seats)
+	_, ids := storetestenv.SeedActiveSessions(t, dir, game.Account{Region: "us-west-2", ID: "000000000000"}, "custom-crash", sessions, seats)
 	cmd, url := start(t, bin, dir)
 	env := &apitest.Env{URL: url}
 

@@ -27,11 +27,7 @@ func TestOneURLForEverySDK(t *testing.T) {
 	for name, opts := range apitest.Backends(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			opts := append(append([]apitest.Option{}, opts...), func(c *server.Config) {
-				c.HealthCheckInterval = time.Hour
-				c.AuthTokenTTL = 5 * time.Minute
-			})
-			e := start(t, opts)
+			e := startShortTokens(t, opts)
 			cpp := apitest.NewTLSOnly()
 			api := e.Server.Addr()
 			if e.Server.SDKEndpoint() != "ws://"+api {
@@ -81,11 +77,7 @@ func TestTLSOnlyProcessThroughTokenRefresh(t *testing.T) {
 	for name, opts := range apitest.Backends(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			opts := append(append([]apitest.Option{}, opts...), func(c *server.Config) {
-				c.HealthCheckInterval = time.Hour
-				c.AuthTokenTTL = 5 * time.Minute
-			})
-			e := start(t, opts)
+			e := startShortTokens(t, opts)
 			cpp := apitest.NewTLSOnly()
 			tlsOnlyProcess(t, e, cpp, "cpp-1")
 			tlsOnlyProcess(t, e, cpp, "cpp-2")
@@ -110,6 +102,17 @@ func TestTLSOnlyProcessThroughTokenRefresh(t *testing.T) {
 			}
 		})
 	}
+}
+
+// startShortTokens starts Anylift with 5-minute auth tokens and health
+// checks that never end a process, so that the clock can jump to a token
+// refresh.
+func startShortTokens(t *testing.T, opts []apitest.Option) *env {
+	t.Helper()
+	return start(t, append(append([]apitest.Option{}, opts...), func(c *server.Config) {
+		c.UnhealthyTimeout = time.Hour
+		c.AuthTokenTTL = 5 * time.Minute
+	}))
 }
 
 // tlsOnlyProcess starts a Go SDK process on cpp's TLS-only transport with

@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"bytes"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -17,11 +16,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/anylift/anylift/internal/apitest"
+	"github.com/anylift/anylift/internal/exectest"
 	"github.com/anylift/anylift/internal/sdkserver"
 	"github.com/anylift/anylift/internal/server"
 	"github.com/anylift/anylift/internal/testclock"
@@ -101,23 +100,6 @@ func healthz(t *testing.T, addr string, p pair) error {
 	return nil
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestCertificateFilesAreReloaded: a server started with --tls-cert and
 // --tls-key serves, on both of its TLS listeners, the pair the files hold
 // now: a replaced pair is taken up within CertCheckInterval (by the
@@ -131,7 +113,7 @@ func TestCertificateFilesAreReloaded(t *testing.T) {
 	replace(t, keyFile, a.key)
 
 	var clock testclock.Offset
-	logs := &syncBuffer{}
+	logs := &exectest.SyncBuffer{}
 	env := apitest.Start(t, func(cfg *server.Config) {
 		cfg.TLSListen = "127.0.0.1:0"
 		cfg.TLSCert, cfg.TLSKey = certFile, keyFile
