@@ -122,7 +122,7 @@ type Server struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
-	// tls is the TLS side of the API port and the player gateway's.
+	// tlsCfg is the TLS side of the API port and the player gateway's.
 	tlsCfg *tls.Config
 
 	closeOnce sync.Once
@@ -183,17 +183,14 @@ func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 	s.ln = newDualListener(s.limit(ln, "API"), tlsCfg, s.limits.ReadHeaderTimeout)
 	if cfg.TLSListen != "" {
 		if s.tlsLn, err = listenAs("--tls-listen", cfg.TLSListen); err != nil {
-			s.ln.Close()
+			s.closeListeners()
 			return nil, err
 		}
 		s.tlsLn = tls.NewListener(s.limit(s.tlsLn, "TLS"), tlsCfg)
 	}
 	s.procs = &processes{log: cfg.Log, hint: cfg.RefusedProcessHint}
 	if err := s.startNodeListener(); err != nil {
-		s.ln.Close()
-		if s.tlsLn != nil {
-			s.tlsLn.Close()
-		}
+		s.closeListeners()
 		return nil, err
 	}
 	sdkEndpoint := cfg.SDKEndpoint
@@ -223,13 +220,7 @@ func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 		NodeTTL:              cfg.NodeTTL,
 	}, cfg.Now, cfg.Log)
 	if err := s.loadLive(ctx); err != nil {
-		s.ln.Close()
-		if s.tlsLn != nil {
-			s.tlsLn.Close()
-		}
-		if s.nodeLn != nil {
-			s.nodeLn.Close()
-		}
+		s.closeListeners()
 		return nil, err
 	}
 	if cfg.AnyCredentials {
@@ -252,22 +243,13 @@ func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 	procs.hub = s.hub
 	s.svc.SetPusher(procs)
 	if err := s.svc.JoinCluster(ctx); err != nil {
-		s.ln.Close()
-		if s.tlsLn != nil {
-			s.tlsLn.Close()
-		}
-		if s.nodeLn != nil {
-			s.nodeLn.Close()
-		}
+		s.closeListeners()
 		return nil, fmt.Errorf("registering this node in the store: %w", err)
 	}
 	s.http = newHTTPServer(s.routes(), s.limits, cfg.Log)
 	s.http.RegisterOnShutdown(s.events.Shutdown)
 	if err := s.startGateway(); err != nil {
-		s.ln.Close()
-		if s.tlsLn != nil {
-			s.tlsLn.Close()
-		}
+		s.closeListeners()
 		return nil, err
 	}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -290,6 +272,15 @@ func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 	cfg.Log.Info("anylift serving", "listen", s.ln.Addr().String(), "tls", s.TLSAddr(), "store", storeName(cfg),
 		"region", s.svc.Config().Account.Region, "player_gateway", s.PlayerAddr())
 	return s, nil
+}
+
+// closeListeners closes the listeners opened so far, when start fails.
+func (s *Server) closeListeners() {
+	for _, ln := range []net.Listener{s.ln, s.tlsLn, s.nodeLn, s.playerLn} {
+		if ln != nil {
+			ln.Close()
+		}
+	}
 }
 
 func listen(addr, def string) (net.Listener, error) {
