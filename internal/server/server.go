@@ -154,8 +154,14 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	return s, nil
 }
 
+// onPostgres reports whether cfg names a PostgreSQL store, which several
+// nodes may share.
+func onPostgres(cfg Config) bool {
+	return strings.HasPrefix(cfg.Store, "postgres://") || strings.HasPrefix(cfg.Store, "postgresql://")
+}
+
 func openStore(ctx context.Context, cfg Config) (store.Store, error) {
-	if strings.HasPrefix(cfg.Store, "postgres://") || strings.HasPrefix(cfg.Store, "postgresql://") {
+	if onPostgres(cfg) {
 		return postgres.Open(ctx, cfg.Store)
 	}
 	if cfg.Store != "" && cfg.Store != "sqlite" {
@@ -242,6 +248,10 @@ func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 	})
 	procs.hub = s.hub
 	s.svc.SetPusher(procs)
+	if err := s.checkPeers(ctx); err != nil {
+		s.closeListeners()
+		return nil, err
+	}
 	if err := s.svc.JoinCluster(ctx); err != nil {
 		s.closeListeners()
 		return nil, fmt.Errorf("registering this node in the store: %w", err)
@@ -269,6 +279,11 @@ func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 		s.svc.Run(runCtx)
 	}()
 	s.obs.run(runCtx, &s.wg)
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.watchPeers(runCtx)
+	}()
 	cfg.Log.Info("anylift serving", "listen", s.ln.Addr().String(), "tls", s.TLSAddr(), "store", storeName(cfg),
 		"region", s.svc.Config().Account.Region, "player_gateway", s.PlayerAddr())
 	return s, nil
@@ -334,7 +349,7 @@ func (s *Server) serve(ln net.Listener, name string) {
 }
 
 func storeName(cfg Config) string {
-	if cfg.Store != "" {
+	if onPostgres(cfg) {
 		return "postgres"
 	}
 	return "sqlite:" + cfg.DataDir
