@@ -22,6 +22,7 @@ func dev(ctx context.Context, args []string, getenv func(string) string, stdout,
 	build := serveFlags(fs)
 	setDefault(fs, "log-level", "warn") // the block is what matters
 	setDefault(fs, "player-dev-mode", "true")
+	setDefault(fs, "allow-fault-injection", "true")
 	launch := fs.String("launch", "", "a game server executable for the agent to run (its arguments follow --)")
 	count := fs.Int("count", 1, "how many copies of --launch to keep running")
 	if help, err := parseFlags(fs, args, getenv, stdout, "usage: anylift dev [flags] [-- game server arguments]", devGroups); help || err != nil {

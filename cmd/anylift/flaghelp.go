@@ -28,6 +28,7 @@ var serveGroups = []flagGroup{
 	{"Limits of every listener", []string{"read-header-timeout", "read-timeout", "write-timeout", "idle-timeout", "max-connections",
 		"max-unauthenticated-body-bytes"}},
 	{"Console and metrics", []string{"metrics-*"}},
+	{"Testing", []string{"allow-fault-injection"}},
 	{"Logging and settings", []string{"log-level", "log-format", "config"}},
 }
 

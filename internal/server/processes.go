@@ -44,6 +44,9 @@ func (b *processes) Authenticate(ctx context.Context, h *sdkserver.Handshake) er
 	if h.PID == "" {
 		return game.Errorf(game.Unauthorized, "pID is required")
 	}
+	if err := b.svc.FaultRefusesConnection(ref(h.Process)); err != nil {
+		return err
+	}
 	expires, err := b.svc.AuthTokenExpiry(ctx, h.AuthToken, h.FleetID, h.ComputeID)
 	if err != nil {
 		if b.hint != "" && game.IsKind(err, game.Unauthorized) {
@@ -126,6 +129,10 @@ func (b *processes) Push(r control.ProcessRef, msg sdkwire.Push) bool {
 	}
 	return b.forward(r, func(ctx context.Context, base string) (bool, error) { return b.fwd.Push(ctx, base, r, msg) })
 }
+
+// Drop cuts the process's connections on this node without a close
+// frame (an injected fault); the SDKs reconnect.
+func (b *processes) Drop(r control.ProcessRef) bool { return b.hub.Drop(toProcess(r)) }
 
 // Holds implements control.ConnectionHolder.
 func (b *processes) Holds(r control.ProcessRef) bool { return b.hub.Connected(toProcess(r)) }

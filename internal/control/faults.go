@@ -1,0 +1,748 @@
+package control
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/anylift/anylift/internal/extapi"
+	"github.com/anylift/anylift/internal/faults"
+	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/store"
+	"github.com/anylift/anylift/internal/wire"
+)
+
+// Fault injection, Anylift's own testing aid (docs/fault-injection.md):
+// InjectFault puts a fault in force, or acts at once; the hooks in the
+// operations ask the fault set whether something that happens is to fail.
+// Faults live in this node's memory only: a restart ends them all, and
+// no store write carries one. Every fault writes a GENERIC_EVENT on its
+// fleet when it is injected and when it ends, and logs a warning each time
+// it acts, so that nobody takes it for a real failure.
+
+// faultState is what the service keeps for fault injection.
+type faultState struct {
+	set faults.Set
+
+	mu sync.Mutex
+	// marks hold a queue placement off a destination (placement + fleet
+	// + location) until a time, for the fault that decided it.
+	marks map[string]faultMark
+	// held are game session starts a PLACEMENT_DELAY holds back.
+	held map[string]heldStart
+	// refused are the processes a DROP_CONNECTION with a Duration keeps
+	// from reconnecting, by fault id.
+	refused map[ProcessRef]string
+	// ended are faults whose Count ran out, whose end event the next
+	// sweep writes (they ran out inside other transactions).
+	ended []faults.Fault
+}
+
+type faultMark struct {
+	until time.Time
+	fault string
+}
+
+type heldStart struct {
+	ref   ProcessRef
+	due   time.Time
+	fault string
+}
+
+func newFaultState() *faultState {
+	return &faultState{marks: map[string]faultMark{}, held: map[string]heldStart{}, refused: map[ProcessRef]string{}}
+}
+
+// FaultInjection reports whether the service takes InjectFault.
+func (s *Service) FaultInjection() bool { return s.fx != nil }
+
+func faultsOff() error {
+	return game.Errorf(game.InvalidRequest,
+		"fault injection is off on this server: start anylift serve with --allow-fault-injection (anylift dev has it on)")
+}
+
+// InjectFault puts a fault in force (PLACEMENT_FAILURE, PLACEMENT_DELAY,
+// MISS_HEALTH_CHECKS), or acts at once on what its scope holds now
+// (DROP_CONNECTION, TERMINATE_PROCESS, EXPIRE_RESERVATIONS), and writes
+// the fleet event that says so. Errors: InvalidRequest (a malformed fault,
+// or fault injection off), NotFound (the fleet; or nothing in an
+// immediate fault's scope to act on).
+func (s *Service) InjectFault(ctx context.Context, in *extapi.InjectFaultInput) (*extapi.InjectFaultOutput, error) {
+	if s.fx == nil {
+		return nil, faultsOff()
+	}
+	spec, err := specOf(in.Fault)
+	if err != nil {
+		return nil, err
+	}
+	if err := spec.Check(); err != nil {
+		return nil, game.Errorf(game.InvalidRequest, "%s", err.Error())
+	}
+	f := faults.New("fault-"+game.NewUUID(), spec, s.clock())
+	var affected []string
+	switch spec.Kind {
+	case faults.DropConnection:
+		affected, err = s.dropConnections(ctx, &f)
+	case faults.TerminateProcess:
+		affected, err = s.terminateProcesses(ctx, &f)
+	case faults.ExpireReservations:
+		affected, err = s.expireReservationsNow(ctx, &f)
+	default:
+		err = s.update(ctx, func(tx store.Tx) error {
+			if err := s.faultFleet(tx, &f.Spec); err != nil {
+				return err
+			}
+			return s.faultInjectedEvent(tx, f, nil)
+		})
+		if err == nil {
+			s.fx.set.Add(f)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.log.Warn("fault injected: a test, not a real failure", faultAttrs(f, "affected", strings.Join(affected, ","))...)
+	return &extapi.InjectFaultOutput{Fault: faultOut(f), Affected: affected}, nil
+}
+
+// specOf reads a fault as the API gives it.
+func specOf(in extapi.Fault) (faults.Spec, error) {
+	spec := faults.Spec{Kind: in.Kind, Count: in.Count, Scope: faults.Scope{
+		FleetID: game.ResourceID(in.FleetId, "fleet"), Location: in.Location, ComputeName: in.ComputeName,
+		ProcessID: in.ProcessId, GameSessionID: in.GameSessionId, PlayerSessionID: in.PlayerSessionId,
+	}}
+	for _, d := range []struct {
+		name, text string
+		to         *time.Duration
+	}{{"Duration", in.Duration, &spec.Duration}, {"Delay", in.Delay, &spec.Delay}} {
+		if d.text == "" {
+			continue
+		}
+		v, err := time.ParseDuration(d.text)
+		if err != nil {
+			return spec, game.Errorf(game.InvalidRequest, "%s %q is not a duration such as 90s or 4m", d.name, d.text)
+		}
+		*d.to = v
+	}
+	return spec, nil
+}
+
+// faultFleet checks that the fault's fleet exists and has its location.
+func (s *Service) faultFleet(tx store.Tx, spec *faults.Spec) error {
+	f, err := tx.GetFleet(spec.Scope.FleetID)
+	if err != nil {
+		return err
+	}
+	if loc := spec.Scope.Location; loc != "" && loc != s.cfg.Account.Region && !containsExact(f.Locations, loc) {
+		return game.Errorf(game.InvalidRequest, "fleet %s has no location %s", f.ID, loc)
+	}
+	return nil
+}
+
+// dropConnections cuts the connections of the connected processes in f's
+// scope held by this node; with a Duration, their reconnects are refused
+// until it is over. It answers the processes whose connection it cut.
+func (s *Service) dropConnections(ctx context.Context, f *faults.Fault) ([]string, error) {
+	d, ok := s.pusher.(connectionDropper)
+	if !ok {
+		return nil, game.Errorf(game.Internal, "this server cannot drop process connections")
+	}
+	var procs []*game.Process
+	err := s.update(ctx, func(tx store.Tx) error {
+		if err := s.faultFleet(tx, &f.Spec); err != nil {
+			return err
+		}
+		var err error
+		if procs, err = s.faultProcesses(tx, f.Spec, func(p *game.Process) bool { return p.Connected }); err != nil {
+			return err
+		}
+		if len(procs) == 0 {
+			return game.Errorf(game.NotFound, "no connected server process of fleet %s is in the fault's scope", f.Scope.FleetID)
+		}
+		return s.faultInjectedEvent(tx, *f, pidsOf(procs))
+	})
+	if err != nil {
+		return nil, err
+	}
+	if f.Duration > 0 {
+		// In force before the drop, so that no reconnect slips in between.
+		standing := faults.New(f.ID, faults.Spec{Kind: f.Kind, Scope: f.Scope, Duration: f.Duration}, f.Created)
+		standing.Fired = len(procs)
+		s.fx.set.Add(standing)
+		s.fx.mu.Lock()
+		for _, p := range procs {
+			s.fx.refused[refOf(p)] = f.ID
+		}
+		s.fx.mu.Unlock()
+	}
+	var dropped []string
+	for _, p := range procs {
+		if d.Drop(refOf(p)) {
+			dropped = append(dropped, p.PID)
+		}
+	}
+	f.Fired = len(dropped)
+	return dropped, nil
+}
+
+// connectionDropper is the part of the process endpoint that cuts a
+// process's connections without a close frame, as a failed network does:
+// the SDKs reconnect. Drop reports whether it had a connection here.
+type connectionDropper interface {
+	Drop(p ProcessRef) bool
+}
+
+// terminateProcesses ends the live processes in f's scope as GameLift
+// ends a process (their game sessions end, INTERRUPTED; the event
+// SERVER_PROCESS_FORCE_TERMINATED names the fault) and sends each
+// TerminateProcess (OnProcessTerminate).
+func (s *Service) terminateProcesses(ctx context.Context, f *faults.Fault) ([]string, error) {
+	var ended []*game.Process
+	err := s.update(ctx, func(tx store.Tx) error {
+		if err := s.faultFleet(tx, &f.Spec); err != nil {
+			return err
+		}
+		var err error
+		if ended, err = s.faultProcesses(tx, f.Spec, func(*game.Process) bool { return true }); err != nil {
+			return err
+		}
+		if len(ended) == 0 {
+			return game.Errorf(game.NotFound, "no live server process of fleet %s is in the fault's scope", f.Scope.FleetID)
+		}
+		if err := s.faultInjectedEvent(tx, *f, pidsOf(ended)); err != nil {
+			return err
+		}
+		for _, p := range ended {
+			if err := s.endProcess(tx, p, game.SessionTerminated, game.ReasonInterrupted, wire.EventCodeServerProcessForceTerminated,
+				fmt.Sprintf("Server process %s on compute %s was terminated by Anylift fault %s (injected for a test, not a real failure).",
+					p.PID, p.ComputeName, f.ID)); err != nil {
+				return err
+			}
+			if err := tx.PutProcess(p); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range ended {
+		s.sendTerminate(p)
+	}
+	f.Fired = len(ended)
+	return pidsOf(ended), nil
+}
+
+// faultProcesses lists the live processes of spec's fleet in its scope
+// that keep accepts, at most spec.Count of them (all when 0).
+func (s *Service) faultProcesses(tx store.Tx, spec faults.Spec, keep func(*game.Process) bool) ([]*game.Process, error) {
+	var out []*game.Process
+	page := store.Page{Limit: 1000}
+	for {
+		list, next, err := tx.ListProcesses(spec.Scope.FleetID, "", page)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range list {
+			target := faults.Scope{FleetID: p.FleetID, Location: p.Location, ComputeName: p.ComputeName, ProcessID: p.PID,
+				GameSessionID: p.GameSessionID}
+			if p.Status == game.ProcessTerminated || !spec.Scope.Matches(target) || !keep(p) {
+				continue
+			}
+			out = append(out, p)
+			if len(out) == spec.Count {
+				return out, nil
+			}
+		}
+		if next == "" {
+			return out, nil
+		}
+		page.Token = next
+	}
+}
+
+// expireReservationsNow times out the RESERVED player sessions in f's
+// scope, at most f.Count of them (all when 0), as the reservation timer
+// would: the seat is freed and the game server's AcceptPlayerSession is
+// refused.
+func (s *Service) expireReservationsNow(ctx context.Context, f *faults.Fault) ([]string, error) {
+	var ids []string
+	err := s.update(ctx, func(tx store.Tx) error {
+		if err := s.faultFleet(tx, &f.Spec); err != nil {
+			return err
+		}
+		var err error
+		if ids, err = s.faultReservations(tx, f.Spec); err != nil {
+			return err
+		}
+		if len(ids) == 0 {
+			return game.Errorf(game.NotFound, "no RESERVED player session of fleet %s is in the fault's scope", f.Scope.FleetID)
+		}
+		if err := s.faultInjectedEvent(tx, *f, ids); err != nil {
+			return err
+		}
+		now := s.clock()
+		for _, id := range ids {
+			if _, err := tx.SetPlayerSessionStatus(id, game.PlayerTimedOut, now); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	f.Fired = len(ids)
+	return ids, err
+}
+
+// faultReservations lists the RESERVED player sessions in spec's scope.
+func (s *Service) faultReservations(tx store.Tx, spec faults.Spec) ([]string, error) {
+	sc := spec.Scope
+	var sessions []*game.GameSession
+	switch {
+	case sc.PlayerSessionID != "":
+		ps, err := tx.GetPlayerSession(sc.PlayerSessionID)
+		if err != nil {
+			return nil, err
+		}
+		gs, err := tx.GetGameSession(ps.GameSessionID)
+		if err != nil || ps.Status != game.PlayerReserved {
+			return nil, err
+		}
+		if sc.Matches(sessionTarget(gs, ps.ID)) {
+			return []string{ps.ID}, nil
+		}
+		return nil, nil
+	case sc.GameSessionID != "":
+		gs, err := tx.GetGameSession(sc.GameSessionID)
+		if err != nil {
+			return nil, err
+		}
+		sessions = []*game.GameSession{gs}
+	default:
+		var err error
+		if sessions, err = tx.LiveGameSessions(sc.FleetID, sc.ComputeName); err != nil {
+			return nil, err
+		}
+	}
+	var ids []string
+	for _, gs := range sessions {
+		if !sc.Matches(sessionTarget(gs, "")) {
+			continue
+		}
+		page := store.Page{Limit: 1000}
+		for {
+			list, next, err := tx.ListPlayerSessions(store.PlayerFilter{GameSessionID: gs.ID, Status: game.PlayerReserved}, page)
+			if err != nil {
+				return nil, err
+			}
+			for _, ps := range list {
+				ids = append(ids, ps.ID)
+				if len(ids) == spec.Count {
+					return ids, nil
+				}
+			}
+			if next == "" {
+				break
+			}
+			page.Token = next
+		}
+	}
+	return ids, nil
+}
+
+func sessionTarget(gs *game.GameSession, playerSessionID string) faults.Scope {
+	return faults.Scope{FleetID: gs.FleetID, Location: gs.Location, ComputeName: gs.ComputeName, ProcessID: gs.ProcessID,
+		GameSessionID: gs.ID, PlayerSessionID: playerSessionID}
+}
+
+func pidsOf(list []*game.Process) []string {
+	out := make([]string, 0, len(list))
+	for _, p := range list {
+		out = append(out, p.PID)
+	}
+	return out
+}
+
+// ListFaults lists the faults in force, of one fleet or of all.
+func (s *Service) ListFaults(ctx context.Context, in *extapi.ListFaultsInput) (*extapi.ListFaultsOutput, error) {
+	if s.fx == nil {
+		return nil, faultsOff()
+	}
+	out := &extapi.ListFaultsOutput{Faults: []extapi.Fault{}}
+	for _, f := range s.fx.set.List(game.ResourceID(in.FleetId, "fleet"), s.clock()) {
+		out.Faults = append(out.Faults, faultOut(f))
+	}
+	return out, nil
+}
+
+// ClearFaults ends fault FaultId, or every fault of FleetId, or every
+// fault; what they hold (game session starts, queue placements, refused
+// reconnects) is let go. NotFound for a FaultId not in force.
+func (s *Service) ClearFaults(ctx context.Context, in *extapi.ClearFaultsInput) (*extapi.ClearFaultsOutput, error) {
+	if s.fx == nil {
+		return nil, faultsOff()
+	}
+	cleared := s.fx.set.Clear(in.FaultId, game.ResourceID(in.FleetId, "fleet"))
+	if in.FaultId != "" && len(cleared) == 0 {
+		return nil, game.Errorf(game.NotFound, "fault %s is not in force", in.FaultId)
+	}
+	out := &extapi.ClearFaultsOutput{Faults: []extapi.Fault{}}
+	for _, f := range cleared {
+		s.letGo(f.ID)
+		if err := s.faultEndedEvent(ctx, f, "it was cleared"); err != nil {
+			return nil, err
+		}
+		out.Faults = append(out.Faults, faultOut(f))
+	}
+	return out, nil
+}
+
+// letGo releases what fault id holds: held starts become due now.
+func (s *Service) letGo(id string) {
+	now := s.clock()
+	s.fx.mu.Lock()
+	defer s.fx.mu.Unlock()
+	for k, m := range s.fx.marks {
+		if m.fault == id {
+			delete(s.fx.marks, k)
+		}
+	}
+	for gs, h := range s.fx.held {
+		if h.fault == id {
+			h.due = now
+			s.fx.held[gs] = h
+		}
+	}
+	for ref, f := range s.fx.refused {
+		if f == id {
+			delete(s.fx.refused, ref)
+		}
+	}
+}
+
+// sweepFaults is fault injection's timer: it ends faults whose Duration
+// is over and writes the end events of those whose Count ran out; it
+// sends the game session starts whose delay is over; it forgets what
+// ended faults held.
+func (s *Service) sweepFaults(ctx context.Context) error {
+	if s.fx == nil {
+		return nil
+	}
+	now := s.clock()
+	s.fx.mu.Lock()
+	ran := s.fx.ended
+	s.fx.ended = nil
+	s.fx.mu.Unlock()
+	for _, f := range ran {
+		if err := s.faultEndedEvent(ctx, f, "its Count is used up"); err != nil {
+			return err
+		}
+	}
+	for _, f := range s.fx.set.Expire(now) {
+		s.letGo(f.ID)
+		if err := s.faultEndedEvent(ctx, f, "its Duration is over"); err != nil {
+			return err
+		}
+	}
+	s.pruneMarks(now)
+	return s.releaseStarts(ctx, now)
+}
+
+// pruneMarks forgets the marks of placements that have timed out by now
+// (a queue's timeout is at most 600 s).
+func (s *Service) pruneMarks(now time.Time) {
+	s.fx.mu.Lock()
+	defer s.fx.mu.Unlock()
+	for k, m := range s.fx.marks {
+		if m.until.Before(now.Add(-time.Hour)) {
+			delete(s.fx.marks, k)
+		}
+	}
+}
+
+// releaseStarts sends the held game session starts that are due, to a
+// session still ACTIVATING on a process that knows it is ready (one that
+// does not is sent the start with its first heartbeat).
+func (s *Service) releaseStarts(ctx context.Context, now time.Time) error {
+	s.fx.mu.Lock()
+	var due []string
+	for id, h := range s.fx.held {
+		if !now.Before(h.due) {
+			due = append(due, id)
+			delete(s.fx.held, id)
+		}
+	}
+	s.fx.mu.Unlock()
+	for _, id := range due {
+		var gs *game.GameSession
+		var p *game.Process
+		err := s.view(ctx, func(tx store.Tx) error {
+			var err error
+			if gs, err = tx.GetGameSession(id); err != nil {
+				return err
+			}
+			p, err = tx.GetProcess(gs.FleetID, gs.ComputeName, gs.ProcessID)
+			return err
+		})
+		if game.IsKind(err, game.NotFound) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if gs.Status == game.SessionActivating && p.Status == game.ProcessActive && p.GameSessionID == gs.ID {
+			s.pushStart(p, gs)
+		}
+	}
+	return nil
+}
+
+// refusePlacement is CreateGameSession's hook, in its transaction: a
+// PLACEMENT_FAILURE fault on the fleet and location refuses the session
+// with FleetCapacityExceeded. key names the call, so a transaction run
+// again uses no more of the fault's Count.
+func (s *Service) refusePlacement(fleetID, location, key string) error {
+	if s.fx == nil {
+		return nil
+	}
+	f, ended, ok := s.fx.set.Take(faults.PlacementFailure, faults.Scope{FleetID: fleetID, Location: location}, key, s.clock())
+	if !ok {
+		return nil
+	}
+	s.faultActed(f, ended, "CreateGameSession refused with FleetCapacityExceededException", "location", location)
+	return game.Errorf(game.FleetCapacityExceeded,
+		"No available server process in fleet %s location %s can host a new game session; retry after a wait (injected by Anylift fault %s)",
+		fleetID, location, f.ID)
+}
+
+// startOrHold sends a new game session's start to its process, unless a
+// PLACEMENT_DELAY fault holds it back: the fault sweep sends it once the
+// delay is over, and until then the session stays ACTIVATING.
+func (s *Service) startOrHold(p *game.Process, gs *game.GameSession) {
+	if s.fx != nil {
+		now := s.clock()
+		f, ended, ok := s.fx.set.Take(faults.PlacementDelay, faults.Scope{FleetID: gs.FleetID, Location: gs.Location}, "", now)
+		if ok {
+			s.fx.mu.Lock()
+			s.fx.held[gs.ID] = heldStart{ref: refOf(p), due: now.Add(f.Delay), fault: f.ID}
+			s.fx.mu.Unlock()
+			s.faultActed(f, ended, "game session start held back", "game_session", gs.ID, "delay", f.Delay.String())
+			return
+		}
+	}
+	s.pushStart(p, gs)
+}
+
+// startHeld reports whether a PLACEMENT_DELAY holds the start of game
+// session id back (a heartbeat or a reconnect must not send it early).
+func (s *Service) startHeld(id string) bool {
+	if s.fx == nil {
+		return false
+	}
+	s.fx.mu.Lock()
+	defer s.fx.mu.Unlock()
+	_, ok := s.fx.held[id]
+	return ok
+}
+
+// placementHeld is the placer's hook: whether a fault keeps queue
+// placement p off fleetID's location at now. A PLACEMENT_FAILURE keeps it
+// off for the placement's life (or until the fault's Duration ends), a
+// PLACEMENT_DELAY until it is Delay old. Each placement uses a fault's
+// Count once, however often the placer tries it.
+func (s *Service) placementHeld(p *game.Placement, fleetID, location string, now time.Time) bool {
+	if s.fx == nil {
+		return false
+	}
+	key := p.ID + " " + fleetID + " " + location
+	s.fx.mu.Lock()
+	m, marked := s.fx.marks[key]
+	s.fx.mu.Unlock()
+	if marked {
+		return now.Before(m.until)
+	}
+	target := faults.Scope{FleetID: fleetID, Location: location}
+	if f, ended, ok := s.fx.set.Take(faults.PlacementFailure, target, "", now); ok {
+		m = faultMark{until: p.Deadline, fault: f.ID}
+		if !f.Until.IsZero() && f.Until.Before(m.until) {
+			m.until = f.Until
+		}
+		s.faultActed(f, ended, "queue placement kept off the fleet", "placement", p.ID, "location", location)
+	} else if f, ended, ok := s.fx.set.Take(faults.PlacementDelay, target, "", now); ok {
+		m = faultMark{until: p.StartTime.Add(f.Delay), fault: f.ID}
+		s.faultActed(f, ended, "queue placement held back", "placement", p.ID, "location", location, "delay", f.Delay.String())
+	} else {
+		return false
+	}
+	s.fx.mu.Lock()
+	s.fx.marks[key] = m
+	s.fx.mu.Unlock()
+	return now.Before(m.until)
+}
+
+// healthReportLost is ProcessHeartbeat's hook: whether a
+// MISS_HEALTH_CHECKS fault loses this report.
+func (s *Service) healthReportLost(ref ProcessRef) bool {
+	if s.fx == nil || s.fx.set.Empty() {
+		return false
+	}
+	target := faults.Scope{FleetID: ref.FleetID, ComputeName: ref.ComputeName, ProcessID: ref.PID}
+	f, ended, ok := s.fx.set.Take(faults.MissHealthChecks, target, "", s.clock())
+	if ok {
+		s.faultActed(f, ended, "health report lost", "process", ref.PID, "compute", ref.ComputeName)
+	}
+	return ok
+}
+
+// FaultRefusesConnection is the process endpoint's hook, before it admits
+// a connection: an error when a DROP_CONNECTION fault keeps ref from
+// reconnecting now.
+func (s *Service) FaultRefusesConnection(ref ProcessRef) error {
+	if s.fx == nil {
+		return nil
+	}
+	s.fx.mu.Lock()
+	id, ok := s.fx.refused[ref]
+	s.fx.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	f, in := s.fx.set.Get(id, s.clock())
+	if !in {
+		return nil
+	}
+	s.fx.set.Fire(id, 1)
+	s.log.Warn("fault acted: a test, not a real failure", faultAttrs(f, "did", "process connection refused", "process", ref.PID)...)
+	return game.Errorf(game.NotReady, "server process %s may not connect until %s: Anylift fault %s drops its connections",
+		ref.PID, f.Until.Format(time.RFC3339), f.ID)
+}
+
+// faultActed logs that f acted; a fault whose Count ran out gets its end
+// event from the next sweep.
+func (s *Service) faultActed(f faults.Fault, ended bool, did string, attrs ...any) {
+	s.log.Warn("fault acted: a test, not a real failure", faultAttrs(f, append([]any{"did", did}, attrs...)...)...)
+	if ended {
+		s.fx.mu.Lock()
+		s.fx.ended = append(s.fx.ended, f)
+		s.fx.mu.Unlock()
+	}
+}
+
+func faultAttrs(f faults.Fault, more ...any) []any {
+	out := []any{"fault", f.ID, "kind", f.Kind, "fleet", f.Scope.FleetID}
+	for _, kv := range [][2]string{{"location", f.Scope.Location}, {"compute", f.Scope.ComputeName},
+		{"process", f.Scope.ProcessID}, {"game_session", f.Scope.GameSessionID}, {"player_session", f.Scope.PlayerSessionID}} {
+		if kv[1] != "" {
+			out = append(out, kv[0], kv[1])
+		}
+	}
+	return append(out, more...)
+}
+
+// faultInjectedEvent writes the GENERIC_EVENT saying f was injected, about
+// the narrowest thing it names, with what it acted on.
+func (s *Service) faultInjectedEvent(tx store.Tx, f faults.Fault, affected []string) error {
+	sc := f.Scope
+	resource := firstNonEmpty(sc.PlayerSessionID, sc.ProcessID, sc.GameSessionID, sc.ComputeName, sc.FleetID)
+	msg := fmt.Sprintf("Anylift fault %s injected (a test, not a real failure): %s on %s: %s.", f.ID, f.Kind, scopeText(sc), whatItDoes(f))
+	if faults.Immediate(f.Kind) {
+		msg += fmt.Sprintf(" Acted on %d: %s.", len(affected), strings.Join(affected, ", "))
+	}
+	return s.recordEvent(tx, sc.FleetID, resource, wire.EventCodeGenericEvent, msg)
+}
+
+// faultEndedEvent writes the GENERIC_EVENT saying f ended, and logs it.
+func (s *Service) faultEndedEvent(ctx context.Context, f faults.Fault, why string) error {
+	s.log.Warn("fault ended", faultAttrs(f, "why", why, "fired", f.Fired)...)
+	err := s.update(ctx, func(tx store.Tx) error {
+		return s.recordEvent(tx, f.Scope.FleetID, f.Scope.FleetID, wire.EventCodeGenericEvent,
+			fmt.Sprintf("Anylift fault %s (%s) ended: %s; it acted %d times.", f.ID, f.Kind, why, f.Fired))
+	})
+	if game.IsKind(err, game.NotFound) {
+		return nil
+	}
+	return err
+}
+
+func firstNonEmpty(list ...string) string {
+	for _, v := range list {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func scopeText(sc faults.Scope) string {
+	parts := []string{"fleet " + sc.FleetID}
+	for _, kv := range [][2]string{{"location", sc.Location}, {"compute", sc.ComputeName}, {"process", sc.ProcessID},
+		{"game session", sc.GameSessionID}, {"player session", sc.PlayerSessionID}} {
+		if kv[1] != "" {
+			parts = append(parts, kv[0]+" "+kv[1])
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// whatItDoes says in words what f does and for how long.
+func whatItDoes(f faults.Fault) string {
+	var what string
+	switch f.Kind {
+	case faults.PlacementFailure:
+		what = "CreateGameSession answers FleetCapacityExceededException and queue placements find no room"
+	case faults.PlacementDelay:
+		what = fmt.Sprintf("new game sessions stay ACTIVATING %s before their process hears of them, and queue placements wait %s",
+			f.Delay, f.Delay)
+	case faults.MissHealthChecks:
+		what = "health reports are lost; a process without a healthy report for the unhealthy timeout is terminated"
+	case faults.DropConnection:
+		what = "connections cut without a close frame"
+		if f.Duration > 0 {
+			what += fmt.Sprintf(", and refused for %s", f.Duration)
+		}
+		return what
+	case faults.TerminateProcess:
+		return "processes terminated, their game sessions ended"
+	case faults.ExpireReservations:
+		return "RESERVED player sessions timed out"
+	}
+	switch {
+	case f.Count > 0 && f.Duration > 0:
+		return fmt.Sprintf("%s, %d times within %s", what, f.Count, f.Duration)
+	case f.Count > 0:
+		return fmt.Sprintf("%s, %d times", what, f.Count)
+	}
+	return fmt.Sprintf("%s, for %s", what, f.Duration)
+}
+
+// faultOut is a fault as the API shows it.
+func faultOut(f faults.Fault) extapi.Fault {
+	out := extapi.Fault{
+		FaultId: f.ID, Kind: f.Kind, FleetId: f.Scope.FleetID, Location: f.Scope.Location, ComputeName: f.Scope.ComputeName,
+		ProcessId: f.Scope.ProcessID, GameSessionId: f.Scope.GameSessionID, PlayerSessionId: f.Scope.PlayerSessionID,
+		Count: f.Count, Fired: f.Fired,
+	}
+	if f.Duration > 0 {
+		out.Duration = f.Duration.String()
+	}
+	if f.Delay > 0 {
+		out.Delay = f.Delay.String()
+	}
+	created := f.Created
+	out.CreatedAt = &created
+	if !f.Until.IsZero() {
+		until := f.Until
+		out.ExpiresAt = &until
+	}
+	return out
+}
+
+// faultKey names one call for the fault hooks ("" when faults are off).
+func (s *Service) faultKey() string {
+	if s.fx == nil {
+		return ""
+	}
+	return game.NewUUID()
+}
