@@ -14,6 +14,9 @@ import (
 // dev runs "anylift dev [flags] [-- game server arguments]": the service
 // for local development, with a fleet ready for game servers (devenv).
 func dev(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "status" {
+		return statusCmd(ctx, args[1:], getenv, stdout, stderr)
+	}
 	var gameArgs []string
 	if i := slices.Index(args, "--"); i >= 0 {
 		args, gameArgs = args[:i], args[i+1:]

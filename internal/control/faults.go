@@ -103,7 +103,11 @@ func (s *Service) InjectFault(ctx context.Context, in *extapi.InjectFaultInput) 
 	if err != nil {
 		return nil, err
 	}
-	s.log.Warn("fault injected: a test, not a real failure", faultAttrs(f, "affected", strings.Join(affected, ","))...)
+	if faults.Immediate(f.Kind) {
+		s.log.Warn("fault injected: a test, not a real failure", faultAttrs(f, "affected", strings.Join(affected, ","))...)
+	} else {
+		s.log.Warn("fault injected: a test, not a real failure", faultAttrs(f)...)
+	}
 	return &extapi.InjectFaultOutput{Fault: faultOut(f), Affected: affected}, nil
 }
 
@@ -658,7 +662,7 @@ func (s *Service) faultEndedEvent(ctx context.Context, f faults.Fault, why strin
 	s.log.Warn("fault ended", faultAttrs(f, "why", why, "fired", f.Fired)...)
 	err := s.update(ctx, func(tx store.Tx) error {
 		return s.recordEvent(tx, f.Scope.FleetID, f.Scope.FleetID, wire.EventCodeGenericEvent,
-			fmt.Sprintf("Anylift fault %s (%s) ended: %s; it acted %d times.", f.ID, f.Kind, why, f.Fired))
+			fmt.Sprintf("Anylift fault %s (%s) ended: %s; it acted %s.", f.ID, f.Kind, why, times(f.Fired)))
 	})
 	if game.IsKind(err, game.NotFound) {
 		return nil
@@ -710,11 +714,19 @@ func whatItDoes(f faults.Fault) string {
 	}
 	switch {
 	case f.Count > 0 && f.Duration > 0:
-		return fmt.Sprintf("%s, %d times within %s", what, f.Count, f.Duration)
+		return fmt.Sprintf("%s, %s within %s", what, times(f.Count), f.Duration)
 	case f.Count > 0:
-		return fmt.Sprintf("%s, %d times", what, f.Count)
+		return fmt.Sprintf("%s, %s", what, times(f.Count))
 	}
 	return fmt.Sprintf("%s, for %s", what, f.Duration)
+}
+
+// times is "once", "2 times" and so on.
+func times(n int) string {
+	if n == 1 {
+		return "once"
+	}
+	return fmt.Sprintf("%d times", n)
 }
 
 // faultOut is a fault as the API shows it.

@@ -124,7 +124,7 @@ func TestFaultPlacementDelayHoldsTheStart(t *testing.T) {
 		q.ready(7778)
 		h.mustCreate(nil)
 		q.push("CreateGameSession")
-		h.wantFaultEvents("PLACEMENT_DELAY", "ended: its Count is used up; it acted 1 times")
+		h.wantFaultEvents("PLACEMENT_DELAY", "ended: its Count is used up; it acted once")
 	})
 }
 
@@ -154,7 +154,7 @@ func TestFaultQueuePlacements(t *testing.T) {
 		}
 		h.advance(time.Second)
 		h.placedOn(p, "d-1")
-		h.wantFaultEvents("PLACEMENT_FAILURE", "ended: it was cleared; it acted 1 times", "PLACEMENT_DELAY",
+		h.wantFaultEvents("PLACEMENT_FAILURE", "ended: it was cleared; it acted once", "PLACEMENT_DELAY",
 			"ended: its Count is used up")
 	})
 }
