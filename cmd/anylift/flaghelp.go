@@ -32,7 +32,7 @@ var serveGroups = []flagGroup{
 	{"Logging and settings", []string{"log-level", "log-format", "config"}},
 }
 
-var devGroups = append([]flagGroup{{"Development", []string{"launch", "count"}}}, serveGroups...)
+var devGroups = append([]flagGroup{{"Development", []string{"launch", "count", "status-interval"}}}, serveGroups...)
 
 var agentGroups = []flagGroup{
 	{"The service", []string{"endpoint-url", "region", "access-key", "secret-key"}},
