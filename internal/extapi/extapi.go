@@ -58,7 +58,7 @@ type InjectFaultInput struct {
 // ClearFaults ends it; an immediate one without a Duration is not kept.
 type InjectFaultOutput struct {
 	Fault    Fault
-	Affected []string
+	Affected []string `json:",omitempty"`
 }
 
 // ListFaultsInput is the body of ListFaults: the faults of one fleet, or
