@@ -117,3 +117,18 @@ func TestDurationListClearExpire(t *testing.T) {
 		t.Fatalf("cleared by id %+v", got)
 	}
 }
+
+// FuzzSpecCheck: any spec is accepted or refused with a reason; an
+// accepted one names a fleet and a known kind.
+func FuzzSpecCheck(f *testing.F) {
+	f.Add("PLACEMENT_FAILURE", "fleet-1", "custom-a", "", "", 1, int64(0), int64(0))
+	f.Add("PLACEMENT_DELAY", "fleet-1", "", "", "", 0, int64(time.Minute), int64(time.Second))
+	f.Add("DROP_CONNECTION", "f", "", "host", "p", 0, int64(0), int64(0))
+	f.Fuzz(func(t *testing.T, kind, fleet, location, compute, pid string, count int, duration, delay int64) {
+		s := Spec{Kind: kind, Scope: Scope{FleetID: fleet, Location: location, ComputeName: compute, ProcessID: pid},
+			Count: count, Duration: time.Duration(duration), Delay: time.Duration(delay)}
+		if err := s.Check(); err == nil && (fleet == "" || Narrowers(kind) == nil || count < 0) {
+			t.Fatalf("accepted %+v", s)
+		}
+	})
+}
