@@ -36,8 +36,8 @@ commands:
   backup   write a consistent copy of the embedded store, while it runs
   restore  make a data directory from a backup
   player-token  print a test player token for the player gateway
-  status   show what a running Anylift runs: fleets, computes, processes, game sessions, faults
-  fault    inject faults to test a game's retry and reconnect paths (dev; serve with --allow-fault-injection)
+  status   show what a running Anylift runs: processes, game sessions, players, faults
+  fault    make things fail on purpose, to test a game's retry and reconnect paths
   version  print the version, the commit it was built from, and the platform
   <operation>  call the API as "aws gamelift <operation>" does (listed below)
 
