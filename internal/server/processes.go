@@ -39,13 +39,11 @@ func toProcess(r control.ProcessRef) sdkserver.Process {
 }
 
 // Authenticate admits a process whose compute auth token is valid for its
-// fleet and compute, and records the connection.
+// fleet and compute, unless an injected fault refuses it, and records the
+// connection.
 func (b *processes) Authenticate(ctx context.Context, h *sdkserver.Handshake) error {
 	if h.PID == "" {
 		return game.Errorf(game.Unauthorized, "pID is required")
-	}
-	if err := b.svc.FaultRefusesConnection(ref(h.Process)); err != nil {
-		return err
 	}
 	expires, err := b.svc.AuthTokenExpiry(ctx, h.AuthToken, h.FleetID, h.ComputeID)
 	if err != nil {
@@ -53,6 +51,9 @@ func (b *processes) Authenticate(ctx context.Context, h *sdkserver.Handshake) er
 			b.log.Warn("a game server was refused: "+err.Error(), "process", h.PID, "fleet", h.FleetID, "compute", h.ComputeID,
 				"fix", b.hint)
 		}
+		return err
+	}
+	if err := b.svc.FaultRefusesConnection(ref(h.Process)); err != nil {
 		return err
 	}
 	return b.svc.ProcessConnected(ctx, ref(h.Process), control.Connection{SDKVersion: h.SDKVersion, SDKLanguage: h.SDKLanguage,
