@@ -94,6 +94,11 @@ type Config struct {
 	// Limits bound every listener (limits.go); zero members take defaults.
 	Limits Limits
 
+	// AllowFaultInjection serves InjectFault (docs/fault-injection.md):
+	// "anylift dev" sets it; "anylift serve" only with
+	// --allow-fault-injection.
+	AllowFaultInjection bool
+
 	Log *slog.Logger
 	Now func() time.Time // the clock; time.Now when nil
 }
@@ -224,6 +229,7 @@ func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 		NodeID:               cfg.NodeID,
 		NodeAddress:          s.nodeAddress(),
 		NodeTTL:              cfg.NodeTTL,
+		FaultInjection:       cfg.AllowFaultInjection,
 	}, cfg.Now, cfg.Log)
 	if err := s.loadLive(ctx); err != nil {
 		s.closeListeners()
@@ -361,6 +367,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /readyz", s.readyz)
 	mux.Handle("GET /events", longLived(s.events.Handler()))
 	mux.HandleFunc("POST "+api.AgentReportPath, s.api.ServeAgentReport)
+	mux.Handle(api.ExtensionPattern, s.gate(http.HandlerFunc(s.api.ServeExtension)))
 	s.obs.mount(mux)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if api.Match(r) {
