@@ -116,7 +116,8 @@ func (cf *CredentialsFile) read(path string, max int64) ([]byte, error) {
 // key's policy, relative to the credentials file's directory, or "-" for
 // none (every right). rate (requests per second, 0 for no limit) and
 // burst override the server's rate limit for the key; burst defaults to
-// twice the rate. Blank lines and lines starting with '#' are skipped. A
+// twice the rate. Blank lines and lines starting with '#' are skipped, and
+// a field starting with '#' after the key and secret starts a comment. A
 // key id given twice, a policy that cannot be read or parsed (known as
 // for ParsePolicy), any other field: an error naming the file and line.
 // The files read are listed even when there is an error.
@@ -212,6 +213,12 @@ func parseLine(s string) (*Key, string, error) {
 	}
 	if k.ID == "" || k.Secret == "" {
 		return nil, "", fmt.Errorf("want \"ACCESS_KEY_ID SECRET_KEY [POLICY_FILE [rate=N] [burst=N]]\"")
+	}
+	for i, f := range rest {
+		if strings.HasPrefix(f, "#") { // a comment to the end of the line
+			rest = rest[:i]
+			break
+		}
 	}
 	policy := ""
 	if len(rest) > 0 {

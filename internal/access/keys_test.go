@@ -27,7 +27,8 @@ func TestReadCredentials(t *testing.T) {
 		"AKIDREAD secret-read read-only.json\n"+
 		"AKIDREAD2:secret-read2 read-only.json rate=10\n"+
 		"AKIDABS secret-abs "+abs+" burst=5 rate=2.5\n"+
-		"AKIDFAST secret-fast - rate=0\n")
+		"AKIDFAST secret-fast - rate=0   # load tests\n"+
+		"AKIDNOTE secret-note # every right\n")
 	cf, err := ReadCredentials(path, known)
 	if err != nil {
 		t.Fatal(err)
@@ -38,13 +39,16 @@ func TestReadCredentials(t *testing.T) {
 	}
 	for id, secret := range map[string]string{"AKIDONE": "secret-one", "AKIDTWO": "secret-two", "AKIDTHREE": "secret-three",
 		"AKIDTAB": "secret-tab", "AKIDSPACED": "secret-spaced", "AKIDREAD": "secret-read", "AKIDREAD2": "secret-read2",
-		"AKIDABS": "secret-abs", "AKIDFAST": "secret-fast"} {
+		"AKIDABS": "secret-abs", "AKIDFAST": "secret-fast", "AKIDNOTE": "secret-note"} {
 		if k := got[id]; k == nil || k.Secret != secret {
 			t.Errorf("%s: %+v, want secret %q", id, k, secret)
 		}
 	}
-	if len(got) != 9 {
-		t.Errorf("%d keys, want 9", len(got))
+	if len(got) != 10 {
+		t.Errorf("%d keys, want 10", len(got))
+	}
+	if k := got["AKIDNOTE"]; k.Policy != nil || k.Rate != nil {
+		t.Errorf("a trailing comment read as fields: %+v", k)
 	}
 	if got["AKIDONE"].Policy != nil || got["AKIDONE"].Rate != nil {
 		t.Errorf("AKIDONE has rights or a rate: %+v", got["AKIDONE"])
