@@ -244,7 +244,9 @@ func (h *Handler) writeError(w http.ResponseWriter, p wire.Protocol, reqID strin
 }
 
 // op adapts an operation method to a handler: decode, normalize (the few
-// inputs that accept another spelling of an enum value), validate, call.
+// inputs that accept another spelling of an enum value), validate,
+// authorize (when the key has a policy: the resources come from the
+// input), call.
 func op[In any, Out any](fn func(context.Context, *In) (*Out, error)) handler {
 	return func(ctx context.Context, p wire.Protocol, body []byte, authorize func(any) error) (any, error) {
 		in := new(In)
