@@ -218,3 +218,23 @@ func slowMatch(p, s string, fold bool) bool {
 	}
 	return s != "" && same(p[0], s[0], fold) && slowMatch(p[1:], s[1:], fold)
 }
+
+// BenchmarkDecide evaluates a policy of three statements, as a key's
+// every request does: an action on one resource.
+func BenchmarkDecide(b *testing.B) {
+	p, err := ParsePolicy([]byte(`{"Statement": [
+		{"Effect": "Allow", "Action": ["gamelift:Describe*", "gamelift:List*"], "Resource": "*"},
+		{"Effect": "Allow", "Action": "gamelift:CreateGameSession", "Resource": "arn:aws:gamelift:*:*:fleet/*"},
+		{"Effect": "Deny", "Action": "gamelift:Delete*", "Resource": "*"}]}`), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	k := &Key{ID: "AKID", Policy: p}
+	res := []string{fleetA}
+	b.ReportAllocs()
+	for b.Loop() {
+		if ok, _, _ := k.Allowed("gamelift:DescribeGameSessions", res); !ok {
+			b.Fatal("refused")
+		}
+	}
+}
