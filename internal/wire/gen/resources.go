@@ -49,9 +49,8 @@ func (g *generator) resourceType(op, mn string) string {
 	if t, ok := resourceMembers["*."+mn]; ok {
 		return t
 	}
-	s := g.m.Shapes[g.m.Shapes[g.m.Operations[op].Input.Shape].Members[mn].Shape]
 	shape := g.m.Shapes[g.m.Operations[op].Input.Shape].Members[mn].Shape
-	if s.Type == "list" {
+	if s := g.m.Shapes[shape]; s.Type == "list" {
 		shape = s.Member.Shape
 	}
 	return resourceShapes[shape]
