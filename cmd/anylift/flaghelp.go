@@ -18,7 +18,8 @@ type flagGroup struct {
 // after its own).
 var serveGroups = []flagGroup{
 	{"API and listeners", []string{"listen", "tls-listen", "tls-cert", "tls-key", "sdk-endpoint", "agent-endpoint", "region", "account-id"}},
-	{"Credentials", []string{"access-key", "secret-key", "credentials-file", "insecure-any-credentials", "any-signing-region"}},
+	{"Credentials and rate limits", []string{"access-key", "secret-key", "credentials-file", "insecure-any-credentials", "any-signing-region",
+		"rate-limit", "rate-burst"}},
 	{"Store", []string{"data-dir", "store", "sqlite-synchronous"}},
 	{"Processes, tokens and sessions", []string{"unhealthy-timeout", "health-check-interval", "process-lost-grace", "auth-token-ttl",
 		"reservation-timeout", "max-players-per-session", "search-page-size"}},

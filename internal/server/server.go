@@ -12,11 +12,13 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/anylift/anylift/internal/access"
 	"github.com/anylift/anylift/internal/api"
 	"github.com/anylift/anylift/internal/cluster"
 	"github.com/anylift/anylift/internal/control"
@@ -27,6 +29,7 @@ import (
 	"github.com/anylift/anylift/internal/store"
 	"github.com/anylift/anylift/internal/store/postgres"
 	"github.com/anylift/anylift/internal/store/sqlite"
+	"github.com/anylift/anylift/internal/wire"
 )
 
 // Config is everything the service needs; cmd/anylift fills it from flags,
@@ -37,8 +40,17 @@ type Config struct {
 	Store     string // empty: SQLite in DataDir; postgres://...: PostgreSQL
 	Region    string
 	AccountID string
-	// Credentials maps access key ids to secret keys accepted by SigV4.
+	// Credentials maps access key ids to secret keys accepted by SigV4,
+	// with every right.
 	Credentials map[string]string
+	// CredentialsFile names a file of more keys, each with an optional
+	// policy and rate (access.ReadCredentials), re-read when it or a
+	// policy file changes. It must be usable at start.
+	CredentialsFile string
+	// RateLimit limits each access key's API requests once their
+	// signature is verified (a key's line in CredentialsFile may set its
+	// own); a PerSecond of 0 limits nothing.
+	RateLimit access.Rate
 	// AnyCredentials accepts any well-formed signature. Local use only.
 	AnyCredentials bool
 	// AnySigningRegion accepts signatures scoped to any region; without
@@ -127,6 +139,9 @@ type Server struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
+	// keys are the access keys accepted, with their rights.
+	keys *access.Keyring
+
 	// tlsCfg is the TLS side of the API port and the player gateway's.
 	tlsCfg *tls.Config
 
@@ -144,14 +159,19 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	if len(cfg.Credentials) == 0 && !cfg.AnyCredentials {
+	keys, err := access.NewKeyring(access.KeyringConfig{Fixed: cfg.Credentials, File: cfg.CredentialsFile,
+		Known: Actions(), Log: cfg.Log, Now: cfg.Now})
+	if err != nil {
+		return nil, err
+	}
+	if keys.Keys().Len() == 0 && !cfg.AnyCredentials {
 		return nil, errors.New("no credentials configured: pass --access-key and --secret-key, --credentials-file, or --insecure-any-credentials")
 	}
 	st, err := openStore(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	s, err := start(ctx, cfg, st)
+	s, err := start(ctx, cfg, st, keys)
 	if err != nil {
 		st.Close()
 		return nil, err
@@ -178,8 +198,8 @@ func openStore(ctx context.Context, cfg Config) (store.Store, error) {
 	return sqlite.Open(ctx, cfg.DataDir, sqlite.Options{Synchronous: cfg.SQLiteSynchronous})
 }
 
-func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
-	s := &Server{cfg: cfg, store: st, limits: cfg.Limits.withDefaults()}
+func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring) (*Server, error) {
+	s := &Server{cfg: cfg, store: st, limits: cfg.Limits.withDefaults(), keys: keys}
 	tlsCfg, err := s.tlsConfig()
 	if err != nil {
 		return nil, err
@@ -212,7 +232,7 @@ func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 	if agentEndpoint == "" {
 		agentEndpoint = "http://" + s.ln.Addr().String()
 	}
-	s.events = newEvents(cfg, st)
+	s.events = newEvents(cfg, st, keys)
 	s.svc = control.New(events.Notifying(st, s.events.Wake), control.Config{
 		Account:              game.Account{Region: cfg.Region, ID: cfg.AccountID},
 		AuthTokenTTL:         cfg.AuthTokenTTL,
@@ -244,11 +264,16 @@ func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 		procs.fwd = cluster.NewClient([]byte(cfg.NodeSecret), cfg.Now)
 	}
 	s.hub = sdkserver.New(sdkserver.Config{Auth: procs, Backend: procs, Logger: cfg.Log})
-	s.obs = newObservability(cfg, st, s.svc, s.hub)
+	s.obs = newObservability(cfg, st, s.svc, s.hub, keys)
+	var limiter *access.Limiter
+	if cfg.RateLimit.PerSecond > 0 || cfg.CredentialsFile != "" {
+		limiter = access.NewLimiter(cfg.RateLimit, cfg.Now)
+	}
 	s.api = api.New(s.svc, api.Options{
-		Verifier: &api.Verifier{Secrets: cfg.Credentials, AnyCredentials: cfg.AnyCredentials, Region: signingRegion(cfg), Now: cfg.Now},
+		Verifier: &api.Verifier{Keys: keys, AnyCredentials: cfg.AnyCredentials, Region: signingRegion(cfg), Now: cfg.Now},
 		Log:      cfg.Log,
 		Observe:  s.obs.exporter.Observe,
+		Limiter:  limiter,
 
 		UnauthenticatedBytes: s.limits.UnauthenticatedBodyBytes,
 	})
@@ -496,6 +521,21 @@ func (s *Server) drainTimeout() time.Duration {
 	}
 	return 10 * time.Second
 }
+
+// Actions are the action names a policy may grant: every operation of
+// the GameLift model (those Anylift does not serve answer as unsupported
+// whatever the policy says).
+func Actions() []string {
+	out := make([]string, 0, len(wire.OperationErrors))
+	for op := range wire.OperationErrors {
+		out = append(out, op)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Keys are the access keys the server accepts, as they are now.
+func (s *Server) Keys() *access.Keyring { return s.keys }
 
 // signingRegion is the one region a request's credential scope may name,
 // or "" for any.
