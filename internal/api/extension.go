@@ -30,7 +30,12 @@ func (h *Handler) ServeExtension(w http.ResponseWriter, r *http.Request) {
 	reqID := h.newID()
 	op := strings.TrimPrefix(r.URL.Path, extapi.Path)
 	fail := func(ex exception, msg string) { h.writeError(w, wire.JSON, reqID, ex, msg) }
-	body, err := h.readBody(w, r, extensionBodyBytes)
+	signed, body, err := h.readBody(w, r, extensionBodyBytes)
+	if err == nil {
+		if ae := h.admit(signed); ae != nil {
+			err = ae
+		}
+	}
 	if err != nil {
 		w.Header().Set("Connection", "close") // the body is not drained
 		var ae *authError
@@ -41,11 +46,24 @@ func (h *Handler) ServeExtension(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	out, err := h.runExtension(r.Context(), op, body)
+	// Anylift's own operations are granted as gamelift:<Operation>, on
+	// the fleet they name ("*" when they name none).
+	authorize := func(in any) error {
+		if ae := h.authorize(signed, op, in); ae != nil {
+			h.log.Info("access denied", "op", op, "request_id", reqID, "access_key_id", signed.accessKey)
+			return ae
+		}
+		return nil
+	}
+	out, err := h.runExtension(r.Context(), op, body, authorize)
 	var unknown *unknownOp
 	switch {
 	case errors.As(err, &unknown):
 		fail(exception{"UnknownOperationException", http.StatusNotFound}, unknown.Error())
+		return
+	case errors.As(err, new(*authError)):
+		ae := err.(*authError)
+		fail(exception{ae.code, ae.status}, ae.message)
 		return
 	case err != nil:
 		ex := exceptionFor(err)
@@ -76,24 +94,29 @@ func (e *unknownOp) Error() string {
 }
 
 // runExtension decodes body for op and runs it.
-func (h *Handler) runExtension(ctx context.Context, op string, body []byte) (any, error) {
+// authorize, asked with the decoded input, refuses what the signing key
+// may not do.
+func (h *Handler) runExtension(ctx context.Context, op string, body []byte, authorize func(in any) error) (any, error) {
 	switch op {
 	case extapi.OpInjectFault:
-		return extensionCall(ctx, body, h.svc.InjectFault)
+		return extensionCall(ctx, body, authorize, h.svc.InjectFault)
 	case extapi.OpListFaults:
-		return extensionCall(ctx, body, h.svc.ListFaults)
+		return extensionCall(ctx, body, authorize, h.svc.ListFaults)
 	case extapi.OpClearFaults:
-		return extensionCall(ctx, body, h.svc.ClearFaults)
+		return extensionCall(ctx, body, authorize, h.svc.ClearFaults)
 	case extapi.OpDescribeStatus:
-		return extensionCall(ctx, body, h.svc.DescribeStatus)
+		return extensionCall(ctx, body, authorize, h.svc.DescribeStatus)
 	}
 	return nil, &unknownOp{op}
 }
 
-func extensionCall[In, Out any](ctx context.Context, body []byte, fn func(context.Context, *In) (*Out, error)) (any, error) {
+func extensionCall[In, Out any](ctx context.Context, body []byte, authorize func(in any) error, fn func(context.Context, *In) (*Out, error)) (any, error) {
 	in, err := DecodeExtension[In](body)
 	if err != nil {
 		return nil, game.Errorf(game.InvalidRequest, "%s", err.Error())
+	}
+	if err := authorize(in); err != nil {
+		return nil, err
 	}
 	return fn(ctx, in)
 }

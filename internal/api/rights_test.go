@@ -239,3 +239,36 @@ func TestResources(t *testing.T) {
 		}
 	}
 }
+
+// Anylift's own operations are granted as gamelift:<Operation> on the
+// fleet they name: a reader may look at the status, not inject a fault;
+// a key may inject faults into its own fleet only.
+func TestExtensionRights(t *testing.T) {
+	f := &files{t: t, dir: t.TempDir()}
+	f.write("reader.json", readerPolicy)
+	e := fleettest.New(t, apitest.WithFaultInjection, apitest.WithCredentialsFile(f.write("credentials", "AKIDREADER secret-reader reader.json\n")))
+	lab := e.Fleet
+	other := apitest.CreateAnywhereFleet(t, e.GL, fleettest.Location, "other")
+	f.write("tester.json", `{"Statement": [{"Effect": "Allow", "Action": ["gamelift:InjectFault", "gamelift:ClearFaults"], "Resource": "arn:aws:gamelift:*:*:fleet/`+lab+`"}]}`)
+	f.write("credentials", "AKIDREADER secret-reader reader.json\nAKIDTESTER secret-tester tester.json\n")
+	e.Clock.Set(e.Clock.Now().Add(access.CheckInterval))
+
+	const user = "User: arn:aws:iam::123456789012:user/"
+	fault := func(fleet string) map[string]any {
+		return map[string]any{"Fault": map[string]any{"Kind": "PLACEMENT_FAILURE", "FleetId": fleet, "Count": 1}}
+	}
+	if r := e.API.CallExtensionAs(t, "AKIDREADER", "secret-reader", "DescribeStatus", `{}`); r.Status != http.StatusOK {
+		t.Fatalf("reader DescribeStatus: %d %s", r.Status, r.Body)
+	}
+	wantDenied(t, e.API.CallExtensionAs(t, "AKIDREADER", "secret-reader", "InjectFault", fault(lab)),
+		user+"AKIDREADER is not authorized to perform: gamelift:InjectFault on resource: arn:aws:gamelift:us-west-2:123456789012:fleet/"+lab+
+			" because no identity-based policy allows the gamelift:InjectFault action")
+	if r := e.API.CallExtensionAs(t, "AKIDTESTER", "secret-tester", "InjectFault", fault(lab)); r.Status != http.StatusOK {
+		t.Fatalf("tester InjectFault on its fleet: %d %s", r.Status, r.Body)
+	}
+	wantDenied(t, e.API.CallExtensionAs(t, "AKIDTESTER", "secret-tester", "InjectFault", fault(other)),
+		user+"AKIDTESTER is not authorized to perform: gamelift:InjectFault on resource: arn:aws:gamelift:us-west-2:123456789012:fleet/"+other+
+			" because no identity-based policy allows the gamelift:InjectFault action")
+	wantDenied(t, e.API.CallExtensionAs(t, "AKIDTESTER", "secret-tester", "ClearFaults", `{}`),
+		user+"AKIDTESTER is not authorized to perform: gamelift:ClearFaults on resource: * because no identity-based policy allows the gamelift:ClearFaults action")
+}

@@ -19,6 +19,12 @@ func WithFaultInjection(c *server.Config) { c.AllowFaultInjection = true }
 // string of JSON or any value.
 func (e *Env) CallExtension(t testing.TB, op string, body any) *Response {
 	t.Helper()
+	return e.CallExtensionAs(t, AccessKey, SecretKey, op, body)
+}
+
+// CallExtensionAs is CallExtension signed with another key.
+func (e *Env) CallExtensionAs(t testing.TB, key, secret, op string, body any) *Response {
+	t.Helper()
 	raw, ok := body.(string)
 	if !ok {
 		b, err := json.Marshal(body)
@@ -32,7 +38,7 @@ func (e *Env) CallExtension(t testing.TB, op string, body any) *Response {
 		t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	Sign(t, req, AccessKey, SecretKey, time.Now())
+	Sign(t, req, key, secret, time.Now())
 	return e.Do(t, req)
 }
 

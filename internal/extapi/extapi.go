@@ -139,3 +139,26 @@ type GameSessionStatus struct {
 	MaximumPlayerSessionCount             int
 	CreationTime                          time.Time
 }
+
+// Operations lists Anylift's own operations; a key's policy grants them
+// as gamelift:<Operation>, like the service's.
+var Operations = []string{OpClearFaults, OpDescribeStatus, OpInjectFault, OpListFaults}
+
+// Resources names the fleet a fault is injected into.
+func (v *InjectFaultInput) Resources(add func(typ, id string)) { fleetResource(v.Fault.FleetId, add) }
+
+// Resources names the fleet whose faults are listed, if any.
+func (v *ListFaultsInput) Resources(add func(typ, id string)) { fleetResource(v.FleetId, add) }
+
+// Resources names the fleet whose faults are cleared, if any. A fault
+// named by id alone is cleared with the right on every fleet ("*").
+func (v *ClearFaultsInput) Resources(add func(typ, id string)) { fleetResource(v.FleetId, add) }
+
+// Resources names the fleet described, if any.
+func (v *DescribeStatusInput) Resources(add func(typ, id string)) { fleetResource(v.FleetId, add) }
+
+func fleetResource(id string, add func(typ, id string)) {
+	if id != "" {
+		add("fleet", id)
+	}
+}

@@ -23,6 +23,7 @@ import (
 	"github.com/anylift/anylift/internal/cluster"
 	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/events"
+	"github.com/anylift/anylift/internal/extapi"
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/gateway"
 	"github.com/anylift/anylift/internal/sdkserver"
@@ -526,10 +527,11 @@ func (s *Server) drainTimeout() time.Duration {
 // the GameLift model (those Anylift does not serve answer as unsupported
 // whatever the policy says).
 func Actions() []string {
-	out := make([]string, 0, len(wire.OperationErrors))
+	out := make([]string, 0, len(wire.OperationErrors)+len(extapi.Operations))
 	for op := range wire.OperationErrors {
 		out = append(out, op)
 	}
+	out = append(out, extapi.Operations...) // Anylift's own
 	sort.Strings(out)
 	return out
 }
