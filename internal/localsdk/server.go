@@ -231,7 +231,7 @@ var actions = map[string]action{
 		}
 		return nil, c.RemovePlayerSession(in.PlayerSessionId)
 	},
-	"POST /v1/player-sessions/describe":      describePlayerSessions,
+	"POST /v1/player-sessions/describe":       describePlayerSessions,
 	"POST /v1/player-session-creation-policy": updatePolicy,
 	"POST /v1/backfill/start":                 startBackfill,
 	"POST /v1/backfill/stop":                  stopBackfill,
