@@ -28,7 +28,8 @@ import (
 // runtime configuration's parameters as templates of its arguments
 // (Session's fields: {{.GamePort}}, {{.GameSessionId}}...), activates
 // the session once the binary listens on its port (or at once), reports
-// ProcessEnding when the binary exits, and turns the service's
+// ProcessEnding when the binary exits (a binary a signal ended is
+// reported with the signal instead), and turns the service's
 // TerminateProcess into SIGTERM, then SIGKILL after Config.StopTimeout.
 type Wrap struct {
 	// Env are NAME=TEMPLATE pairs added to the binary's environment,
@@ -399,7 +400,12 @@ func (w *wrapped) play(gs *localsdk.GameSession, after uint64) exit {
 	<-exited
 	stopFollowing()
 	<-followed
-	w.ending()
+	// A binary that exited ends the process with ProcessEnding; one a
+	// signal ended is reported as such, so that the service tells a
+	// graceful stop from a crash or a kill (GameLift's events).
+	if cmd.ProcessState.Exited() {
+		w.ending()
+	}
 	return exitOf(w.p, cmd.ProcessState)
 }
 
