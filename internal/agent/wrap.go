@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,15 +27,13 @@ import (
 // the agent holds: it calls ProcessReady with a game port of its own,
 // starts the launch path when a game session is placed, with the
 // runtime configuration's parameters as templates of its arguments
-// (Session's fields: {{.GamePort}}, {{.GameSessionId}}...), activates
+// (Session's fields: {{.GamePort}}, {{.GameSessionId}}...) and, in
+// leading NAME=VALUE words as in a shell, of its environment, activates
 // the session once the binary listens on its port (or at once), reports
 // ProcessEnding when the binary exits (a binary a signal ended is
 // reported with the signal instead), and turns the service's
 // TerminateProcess into SIGTERM, then SIGKILL after Config.StopTimeout.
 type Wrap struct {
-	// Env are NAME=TEMPLATE pairs added to the binary's environment,
-	// beside the ANYLIFT_* variables it always gets (SessionEnv).
-	Env []string
 	// PortMin to PortMax are the game ports handed out, one per process;
 	// with both 0 the system picks a free port for each process.
 	PortMin, PortMax int
@@ -88,17 +87,31 @@ type templates struct {
 	env  []*template.Template // "NAME=value" templates
 }
 
-// CheckWrap reports whether the runtime configuration's parameters and
-// the environment templates parse, as the wrapper will expand them.
-func CheckWrap(parameters string, env []string) error {
+// CheckWrap reports whether a runtime configuration's parameters parse
+// as the wrapper's templates.
+func CheckWrap(parameters string) error {
 	args, err := SplitParameters(parameters)
 	if err == nil {
-		_, err = parseTemplates(args, env)
+		_, err = parseTemplates(args)
 	}
 	return err
 }
 
-func parseTemplates(args, env []string) (*templates, error) {
+// envWord is a leading NAME=VALUE word of a wrapped launch's parameters:
+// a variable of the binary's environment, not an argument.
+var envWord = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+
+// parseTemplates parses a wrapped launch's parameters: leading NAME=VALUE
+// words are the environment's templates, the rest the arguments'.
+func parseTemplates(words []string) (*templates, error) {
+	var env, args []string
+	for i, w := range words {
+		if !envWord.MatchString(w) {
+			args = words[i:]
+			break
+		}
+		env = append(env, w)
+	}
 	t := &templates{}
 	for i, a := range args {
 		tt, err := template.New(fmt.Sprintf("argument %d", i+1)).Option("missingkey=zero").Parse(a)
@@ -108,10 +121,8 @@ func parseTemplates(args, env []string) (*templates, error) {
 		t.args = append(t.args, tt)
 	}
 	for _, kv := range env {
-		if name, _, ok := strings.Cut(kv, "="); !ok || name == "" {
-			return nil, fmt.Errorf("wrapper environment %q: want NAME=TEMPLATE", kv)
-		}
-		tt, err := template.New("environment " + kv).Option("missingkey=zero").Parse(kv)
+		name, _, _ := strings.Cut(kv, "=")
+		tt, err := template.New("variable " + name).Option("missingkey=zero").Parse(kv)
 		if err != nil {
 			return nil, err
 		}
@@ -144,7 +155,7 @@ type setupError struct{ error }
 // startWrapped starts a wrapped process in s: its goroutine readies the
 // SDK connection and waits for a game session to start the binary.
 func (a *Agent) startWrapped(s *slot, path string, args []string, now time.Time) (*proc, error) {
-	tmpl, err := parseTemplates(args, a.cfg.Wrap.Env)
+	tmpl, err := parseTemplates(args)
 	if err != nil {
 		return nil, setupError{err}
 	}

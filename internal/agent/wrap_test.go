@@ -17,17 +17,21 @@ import (
 	"github.com/anylift/anylift/internal/agent"
 )
 
-// wrapParams are the sdkless game's parameters as a template.
-const wrapParams = "-port {{.GamePort}} -session {{.GameSessionId}} -mode {{.Property.mode}}"
+// wrapParams are the sdkless game's parameters as a template, and
+// wrapEnv the environment's, as leading words of the parameters.
+const (
+	wrapParams = "-port {{.GamePort}} -session {{.GameSessionId}} -mode {{.Property.mode}}"
+	wrapEnv    = "'GAME_DATA={{.GameSessionData}}' GAME_PLAYERS={{.MaximumPlayerSessionCount}}"
+)
 
 // runWrapped starts an agent wrapping n copies of the sdkless game with
 // params (after wrapParams).
 func (e *env) runWrapped(t testing.TB, params string, n int32, adjust ...func(*agent.Config)) *running {
 	t.Helper()
-	e.setRuntime(t, sdklessBinary, strings.TrimSpace(wrapParams+" "+params), n)
+	e.setRuntime(t, sdklessBinary, strings.TrimSpace(wrapEnv+" "+wrapParams+" "+params), n)
 	return e.runAgent(t, append([]func(*agent.Config){func(c *agent.Config) {
 		c.LocalSDK = "127.0.0.1:0"
-		c.Wrap = &agent.Wrap{Env: []string{"GAME_DATA={{.GameSessionData}}", "GAME_PLAYERS={{.MaximumPlayerSessionCount}}"}}
+		c.Wrap = &agent.Wrap{}
 	}}, adjust...)...)
 }
 
@@ -231,7 +235,7 @@ func TestWrappedIdleProcessesScaleDown(t *testing.T) {
 	r := e.runWrapped(t, "", 2, func(c *agent.Config) { c.Wrap.PortMin, c.Wrap.PortMax = 41000, 41001 })
 	r.rec.wait(t, "launch", 2, kind(agent.EvLaunched))
 	e.waitActive(t, 2)
-	e.setRuntime(t, sdklessBinary, wrapParams, 1)
+	e.setRuntime(t, sdklessBinary, wrapEnv+" "+wrapParams, 1)
 	e.clock.Advance(15 * time.Second)
 	r.rec.wait(t, "the stop", 1, kind(agent.EvStopping))
 	r.rec.wait(t, "the exit", 1, kind(agent.EvExited))
@@ -239,7 +243,7 @@ func TestWrappedIdleProcessesScaleDown(t *testing.T) {
 	if got := e.events(t, "SERVER_PROCESS_CRASHED"); len(got) != 0 {
 		t.Fatalf("crash events: %+v", got)
 	}
-	e.setRuntime(t, sdklessBinary, wrapParams, 2)
+	e.setRuntime(t, sdklessBinary, wrapEnv+" "+wrapParams, 2)
 	e.clock.Advance(15 * time.Second)
 	r.rec.wait(t, "a launch on the freed port", 3, kind(agent.EvLaunched))
 	e.waitActive(t, 2)
