@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/anylift/anylift/internal/agent"
 	"github.com/anylift/anylift/internal/devenv"
 )
 
@@ -24,6 +25,7 @@ func dev(ctx context.Context, args []string, getenv func(string) string, stdout,
 	setDefault(fs, "player-dev-mode", "true")
 	launch := fs.String("launch", "", "a game server executable for the agent to run (its arguments follow --)")
 	count := fs.Int("count", 1, "how many copies of --launch to keep running")
+	procs := processFlags(fs)
 	if help, err := parseFlags(fs, args, getenv, stdout, "usage: anylift dev [flags] [-- game server arguments]", devGroups); help || err != nil {
 		return err
 	}
@@ -38,12 +40,25 @@ func dev(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return fmt.Errorf("--launch %s: not an executable file", *launch)
 		}
 	}
+	localSDK, wrap, err := procs()
+	if err != nil {
+		return err
+	}
+	if wrap != nil {
+		if *launch == "" {
+			return fmt.Errorf("--wrap wraps the game binary of --launch, which is not set")
+		}
+		if err := agent.CheckWrap(agent.JoinParameters(gameArgs)); err != nil {
+			return fmt.Errorf("the arguments after --, as the wrapper's templates: %w", err)
+		}
+	}
 	cfg, err := build(stderr)
 	if err != nil {
 		return err
 	}
 	return devenv.Run(ctx, devenv.Config{
 		Server: cfg, Launch: *launch, Count: *count, Args: gameArgs, Out: stdout, Log: cfg.Log,
+		LocalSDK: localSDK, Wrap: wrap,
 	})
 }
 
