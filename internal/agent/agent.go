@@ -151,6 +151,11 @@ func (c *Config) defaults() error {
 	if c.Now == nil {
 		c.Now = time.Now
 	}
+	if c.LocalSDK != "" {
+		if err := localsdk.CheckAddress(c.LocalSDK); err != nil {
+			return err
+		}
+	}
 	if w := c.Wrap; w != nil {
 		def(&w.ListenTimeout, time.Minute)
 		if w.PortMin < 0 || w.PortMax < w.PortMin || w.PortMax > 60000 || (w.PortMin == 0) != (w.PortMax == 0) {

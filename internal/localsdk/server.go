@@ -49,12 +49,8 @@ type Server struct {
 // Listen opens addr, which must be on the loopback interface
 // ("127.0.0.1:0"), and serves the local SDK on it until Close.
 func Listen(addr string, log *slog.Logger) (*Server, error) {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return nil, fmt.Errorf("local SDK address %q: %w", addr, err)
-	}
-	if !isLoopback(host) {
-		return nil, fmt.Errorf("local SDK address %q: must be on the loopback interface (127.0.0.1, ::1 or localhost)", addr)
+	if err := CheckAddress(addr); err != nil {
+		return nil, err
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -78,6 +74,19 @@ func Listen(addr string, log *slog.Logger) (*Server, error) {
 		s.srv.Serve(ln)
 	}()
 	return s, nil
+}
+
+// CheckAddress reports whether addr is a host:port on the loopback
+// interface, as the local SDK must be.
+func CheckAddress(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("local SDK address %q: %w", addr, err)
+	}
+	if !isLoopback(host) {
+		return fmt.Errorf("local SDK address %q: must be on the loopback interface (127.0.0.1, ::1 or localhost)", addr)
+	}
+	return nil
 }
 
 func isLoopback(host string) bool {
