@@ -106,7 +106,9 @@ func startLocalSDK(b *testing.B, n int) *localSDK {
 // activates it, and reserves four seats in it.
 func (l *localSDK) withSession(b *testing.B, f *benchFleet) {
 	api := newClient(f.URL)
-	var gs struct{ GameSession struct{ GameSessionId string } }
+	var gs struct {
+		GameSession struct{ GameSessionId string }
+	}
 	if err := api.do("CreateGameSession", fmt.Appendf(nil, `{"FleetId": %q, "MaximumPlayerSessionCount": 8}`, f.FleetID), &gs); err != nil {
 		b.Fatal(err)
 	}
