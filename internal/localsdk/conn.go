@@ -74,28 +74,32 @@ func (c *Conn) Ready(port int, logPaths []string) error {
 	p, err := server.Init(c.params(), c.opts)
 	c.mu.Lock()
 	c.readying = false
-	if err == nil && c.closed {
-		err = &server.Error{Type: server.NotInitialized, Message: "the process has ended"}
-		go p.Destroy()
+	closed := c.closed
+	if err == nil && !closed {
+		c.proc = p
 	}
-	if err != nil {
-		c.mu.Unlock()
-		return err
-	}
-	c.proc = p
 	c.mu.Unlock()
+	switch {
+	case err != nil:
+		return err
+	case closed: // Close came while connecting
+		p.Destroy()
+		return &server.Error{Type: server.NotInitialized, Message: "the process has ended"}
+	}
 	err = p.ProcessReady(server.ProcessParameters{
 		Port: port, LogParameters: server.LogParameters{LogPaths: logPaths},
 		OnStartGameSession: c.started, OnUpdateGameSession: c.updated,
 		OnProcessTerminate: c.terminated, OnHealthCheck: c.Healthy,
 	})
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	if err != nil {
+		c.mu.Lock()
 		c.proc = nil
-		go p.Destroy()
+		c.mu.Unlock()
+		p.Destroy()
 		return err
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.ready, c.port = !c.closed, port
 	return nil
 }
