@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -89,8 +90,10 @@ func (e *env) ok(t *testing.T, method, path string, in, out any) {
 
 // TestLifecycleOverHTTP: a process readies over HTTP, receives its game
 // session by long poll, activates it, accepts, describes and removes a
-// player, changes the policy, asks for the compute's certificate and
-// ends; every call reaches the service as the SDK's message.
+// player, changes the policy, starts and stops a backfill, asks for the
+// compute's certificate and role credentials, reports itself unhealthy,
+// hears of its termination and ends; every call reaches the service as
+// the SDK's message.
 func TestLifecycleOverHTTP(t *testing.T) {
 	e := start(t)
 	b := e.sdk.Backend
@@ -147,6 +150,21 @@ func TestLifecycleOverHTTP(t *testing.T) {
 	if p, _ := b.Process(proc1); p.Policy != "DENY_ALL" {
 		t.Fatalf("policy %q", p.Policy)
 	}
+	skill := 20.0
+	var ticket localsdk.StartMatchBackfillResult
+	e.ok(t, "POST", "/v1/backfill/start", localsdk.StartMatchBackfillRequest{
+		MatchmakingConfigurationArn: "arn:aws:gamelift:us-west-2:000000000000:matchmakingconfiguration/duel",
+		Players: []localsdk.Player{{PlayerId: "alice", Team: "red", PlayerAttributes: map[string]localsdk.AttributeValue{"skill": {N: &skill}},
+			LatencyInMs: map[string]int{"custom-x": 20}}},
+	}, &ticket)
+	bf := b.Wait(t, sdkwire.ActionStartMatchBackfill).Request.(*sdkwire.StartMatchBackfill)
+	if ticket.TicketId != "ticket-1" || bf.GameSessionArn != "gs-1" || !reflect.DeepEqual(bf.Players[0].PlayerAttributes["skill"], sdkwire.AttributeValue{AttrType: "DOUBLE", N: 20}) {
+		t.Fatalf("backfill %+v, sent %+v", ticket, bf)
+	}
+	e.ok(t, "POST", "/v1/backfill/stop", localsdk.StopMatchBackfillRequest{
+		GameSessionArn:              "arn:aws:gamelift:us-west-2::gamesession/fleet-1/custom-x/gs-1",
+		MatchmakingConfigurationArn: "arn:aws:gamelift:us-west-2:000000000000:matchmakingconfiguration/duel", TicketId: "ticket-1"}, nil)
+	b.Wait(t, sdkwire.ActionStopMatchBackfill)
 	var cert localsdk.ComputeCertificateResult
 	e.ok(t, "POST", "/v1/compute-certificate", nil, &cert)
 	if cert.ComputeName != "compute-1" {
