@@ -110,4 +110,3 @@ func (t *templates) expand(s Session) (args, env []string, err error) {
 	}
 	return args, env, err
 }
-
