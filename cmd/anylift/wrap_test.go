@@ -34,7 +34,7 @@ func TestBinaryDevWrapsAGameWithoutSDK(t *testing.T) {
 	dir := t.TempDir()
 	cmd := exec.Command(bin, "dev", "--listen", "127.0.0.1:0", "--tls-listen", "", "--player-listen", "",
 		"--data-dir", filepath.Join(dir, "anylift-data"), "--launch", python, "--wrap",
-		"--", "-m", "http.server", "{{.GamePort}}", "--bind", "127.0.0.1")
+		"--", "-m", "http.server", "{{.GamePort}}", "--bind", "127.0.0.1", "--directory", "{{.LogDirectory}}")
 	cmd.Dir = dir
 	stdout, stderr := startPiped(t, cmd)
 	defer func() {
