@@ -50,6 +50,7 @@ func serveFlags(fs *flag.FlagSet) func(logTo io.Writer) (server.Config, error) {
 	player := playerFlags(fs)
 	metricsRetention := fs.Duration("metrics-retention", 14*24*time.Hour, "how long the per-minute metric history behind the console's graphs is kept")
 	limits := limitFlags(fs)
+	allowFaults := fs.Bool("allow-fault-injection", false, "serve InjectFault, ListFaults and ClearFaults, for testing games against failures (docs/fault-injection.md); never in production")
 	return func(logTo io.Writer) (server.Config, error) {
 		creds := map[string]string{}
 		if *accessKey != "" || *secretKey != "" {
@@ -108,7 +109,8 @@ func serveFlags(fs *flag.FlagSet) func(logTo io.Writer) (server.Config, error) {
 			Player:               playerCfg,
 			NodeListen:           *nodeListen, NodeAdvertise: *nodeAdvertise, NodeSecret: *nodeSecret, NodeID: *nodeID,
 			NodeTTL: *nodeTTL, DrainTimeout: *drainTimeout,
-			Limits: lim,
+			Limits:              lim,
+			AllowFaultInjection: *allowFaults,
 		}, nil
 	}
 }

@@ -59,6 +59,7 @@ func printBlock(w io.Writer, e *Env, cfg Config) {
 	case cfg.Launch != "":
 		p("Running %d x %s through the agent; logs in %s", max(cfg.Count, 1), cfg.Launch, filepath.Join(cfg.Server.DataDir, "logs"))
 	}
+	p("What dev runs: anylift dev status   Faults to test a game against: anylift fault -h")
 	p("Press Ctrl-C to stop.")
 	io.WriteString(w, b.String())
 }

@@ -65,6 +65,12 @@ type Config struct {
 	Wake func(at time.Time) <-chan time.Time
 	// Observe, when set, hears the expiry of every refreshed token.
 	Observe func(expires time.Time)
+	// Status, when set, gets a line saying what the dev fleet runs each
+	// time that changes, looked at every StatusEvery (status.go);
+	// StatusLooked, when set, hears the line of every look (tests).
+	Status       io.Writer
+	StatusEvery  time.Duration
+	StatusLooked func(line string)
 }
 
 // Env is a running dev environment.
@@ -167,6 +173,14 @@ func (e *Env) run(ctx context.Context, cfg Config, began time.Time) error {
 		defer wg.Done()
 		e.keepToken(runCtx, cfg)
 	}()
+	if cfg.Status != nil && cfg.StatusEvery > 0 {
+		start := cfg.Now()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e.watchStatus(runCtx, cfg, start)
+		}()
+	}
 	e.Elapsed = time.Since(began)
 	printBlock(cfg.Out, e, cfg)
 	if cfg.Ready != nil {

@@ -94,6 +94,11 @@ type Config struct {
 	// Limits bound every listener (limits.go); zero members take defaults.
 	Limits Limits
 
+	// AllowFaultInjection serves InjectFault (docs/fault-injection.md):
+	// "anylift dev" sets it; "anylift serve" only with
+	// --allow-fault-injection.
+	AllowFaultInjection bool
+
 	Log *slog.Logger
 	Now func() time.Time // the clock; time.Now when nil
 }
@@ -154,8 +159,14 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	return s, nil
 }
 
+// onPostgres reports whether cfg names a PostgreSQL store, which several
+// nodes may share.
+func onPostgres(cfg Config) bool {
+	return strings.HasPrefix(cfg.Store, "postgres://") || strings.HasPrefix(cfg.Store, "postgresql://")
+}
+
 func openStore(ctx context.Context, cfg Config) (store.Store, error) {
-	if strings.HasPrefix(cfg.Store, "postgres://") || strings.HasPrefix(cfg.Store, "postgresql://") {
+	if onPostgres(cfg) {
 		return postgres.Open(ctx, cfg.Store)
 	}
 	if cfg.Store != "" && cfg.Store != "sqlite" {
@@ -218,6 +229,7 @@ func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 		NodeID:               cfg.NodeID,
 		NodeAddress:          s.nodeAddress(),
 		NodeTTL:              cfg.NodeTTL,
+		FaultInjection:       cfg.AllowFaultInjection,
 	}, cfg.Now, cfg.Log)
 	if err := s.loadLive(ctx); err != nil {
 		s.closeListeners()
@@ -242,6 +254,10 @@ func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 	})
 	procs.hub = s.hub
 	s.svc.SetPusher(procs)
+	if err := s.checkPeers(ctx); err != nil {
+		s.closeListeners()
+		return nil, err
+	}
 	if err := s.svc.JoinCluster(ctx); err != nil {
 		s.closeListeners()
 		return nil, fmt.Errorf("registering this node in the store: %w", err)
@@ -269,6 +285,11 @@ func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 		s.svc.Run(runCtx)
 	}()
 	s.obs.run(runCtx, &s.wg)
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.watchPeers(runCtx)
+	}()
 	cfg.Log.Info("anylift serving", "listen", s.ln.Addr().String(), "tls", s.TLSAddr(), "store", storeName(cfg),
 		"region", s.svc.Config().Account.Region, "player_gateway", s.PlayerAddr())
 	return s, nil
@@ -334,7 +355,7 @@ func (s *Server) serve(ln net.Listener, name string) {
 }
 
 func storeName(cfg Config) string {
-	if cfg.Store != "" {
+	if onPostgres(cfg) {
 		return "postgres"
 	}
 	return "sqlite:" + cfg.DataDir
@@ -346,6 +367,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /readyz", s.readyz)
 	mux.Handle("GET /events", longLived(s.events.Handler()))
 	mux.HandleFunc("POST "+api.AgentReportPath, s.api.ServeAgentReport)
+	mux.Handle(api.ExtensionPattern, s.gate(http.HandlerFunc(s.api.ServeExtension)))
 	s.obs.mount(mux)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if api.Match(r) {
