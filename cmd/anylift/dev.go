@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/anylift/anylift/internal/agent"
 	"github.com/anylift/anylift/internal/devenv"
 )
 
@@ -30,6 +31,7 @@ func dev(ctx context.Context, args []string, getenv func(string) string, stdout,
 	launch := fs.String("launch", "", "a game server executable for the agent to run (its arguments follow --)")
 	count := fs.Int("count", 1, "how many copies of --launch to keep running")
 	statusEvery := fs.Duration("status-interval", 2*time.Second, "how often dev looks at what its fleet runs, printing a line to standard error when that changed (0: never; anylift dev status shows it all)")
+	procs := processFlags(fs)
 	if help, err := parseFlags(fs, args, getenv, stdout, "usage: anylift dev [flags] [-- game server arguments]", devGroups); help || err != nil {
 		return err
 	}
@@ -44,6 +46,18 @@ func dev(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return fmt.Errorf("--launch %s: not an executable file", *launch)
 		}
 	}
+	localSDK, wrap, err := procs()
+	if err != nil {
+		return err
+	}
+	if wrap != nil {
+		if *launch == "" {
+			return fmt.Errorf("--wrap wraps the game binary of --launch, which is not set")
+		}
+		if err := agent.CheckWrap(agent.JoinParameters(gameArgs)); err != nil {
+			return fmt.Errorf("the arguments after --, as the wrapper's templates: %w", err)
+		}
+	}
 	cfg, err := build(stderr)
 	if err != nil {
 		return err
@@ -53,7 +67,7 @@ func dev(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	return devenv.Run(ctx, devenv.Config{
 		Server: cfg, Launch: *launch, Count: *count, Args: gameArgs, Out: stdout, Log: cfg.Log,
-		Status: stderr, StatusEvery: *statusEvery,
+		Status: stderr, StatusEvery: *statusEvery, LocalSDK: localSDK, Wrap: wrap,
 	})
 }
 

@@ -33,12 +33,16 @@ var serveGroups = []flagGroup{
 	{"Logging and settings", []string{"log-level", "log-format", "config"}},
 }
 
-var devGroups = append([]flagGroup{{"Development", []string{"launch", "count", "status-interval"}}}, serveGroups...)
+// wrapGroup holds the flags of the wrapper of game binaries without an SDK.
+var wrapGroup = flagGroup{"Game binaries without an SDK (the wrapper)", []string{"wrap", "wrap-*"}}
+
+var devGroups = append([]flagGroup{{"Development", []string{"launch", "count", "status-interval", "local-sdk-listen"}}, wrapGroup}, serveGroups...)
 
 var agentGroups = []flagGroup{
 	{"The service", []string{"endpoint-url", "region", "access-key", "secret-key"}},
 	{"This machine", []string{"fleet-id", "location", "compute-name", "ip-address", "dns-name"}},
-	{"Server processes", []string{"log-dir", "work-dir", "poll-interval", "stop-timeout"}},
+	{"Server processes", []string{"log-dir", "work-dir", "poll-interval", "stop-timeout", "local-sdk-listen"}},
+	wrapGroup,
 	{"Logging and settings", []string{"log-level", "log-format", "config"}},
 	{"Deprecated", []string{"endpoint"}},
 }
