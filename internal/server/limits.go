@@ -150,8 +150,9 @@ func (l *limitListener) Accept() (net.Conn, error) {
 			front := l.idle.Front()
 			if front == nil {
 				l.mu.Unlock()
+				n := l.refused.Add(1) // counted before the close a client sees
 				c.Close()
-				if n := l.refused.Add(1); n&(n-1) == 0 { // logged at 1, 2, 4, 8...
+				if n&(n-1) == 0 { // logged at 1, 2, 4, 8...
 					l.log.Warn("listener full: refusing connections; every connection is busy", "listener", l.name, "max", l.max, "refused", n)
 				}
 				continue
@@ -164,8 +165,9 @@ func (l *limitListener) Accept() (net.Conn, error) {
 		lc.elem = l.idle.PushBack(lc)
 		l.mu.Unlock()
 		if victim != nil {
+			n := l.evicted.Add(1) // counted before the close its client sees
 			victim.Close()
-			if n := l.evicted.Add(1); n&(n-1) == 0 {
+			if n&(n-1) == 0 {
 				l.log.Warn("listener full: closing the connections idle longest", "listener", l.name, "max", l.max, "evicted", n)
 			}
 		}
