@@ -17,6 +17,7 @@ type sample struct {
 	Failed   int64   // other failures since the previous sample
 	Matches  float64 // matches completed per second since the previous sample
 	Events   float64 // events read from the stream per second
+	Load     float64 // the machine's load average over the last minute
 }
 
 const mib = 1 << 20
@@ -33,6 +34,9 @@ type metric struct {
 
 var metrics = []metric{
 	{"RSS (MiB)", func(g gauges) float64 { return float64(g.RSS) / mib }, 20, 0},
+	{"RSS anonymous (MiB)", func(g gauges) float64 { return float64(g.RSSAnon) / mib }, 0, 0},
+	{"RSS file and shared (MiB)", func(g gauges) float64 { return float64(g.RSSFile) / mib }, 0, 0},
+	{"Go runtime from the OS (MiB)", func(g gauges) float64 { return float64(g.GoSys) / mib }, 0, 0},
 	{"heap in use (MiB)", func(g gauges) float64 { return float64(g.Heap) / mib }, 0, 0},
 	{"goroutines", func(g gauges) float64 { return float64(g.Goroutines) }, 10, 20},
 	{"open fds", func(g gauges) float64 { return float64(g.FDs) }, 10, 20},
@@ -113,15 +117,16 @@ func idleCheck(before, after gauges) []string {
 // table formats every every-th sample (and the last) as a Markdown table.
 func table(samples []sample, every int) string {
 	var b strings.Builder
-	b.WriteString("| time | RSS MiB | heap MiB | goroutines | open fds | processes | store MiB | calls/s | matches/s | events/s | failed on purpose | other failures |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| time | RSS MiB (anon + file) | Go sys MiB | heap MiB | goroutines | open fds | processes | store MiB | calls/s | matches/s | events/s | failed on purpose | other failures | machine load |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for i, s := range samples {
 		if i%every != 0 && i != len(samples)-1 {
 			continue
 		}
-		fmt.Fprintf(&b, "| %s | %.1f | %.1f | %d | %d | %d | %.1f | %.0f | %.1f | %.0f | %d | %d |\n",
-			clock(s.At), float64(s.RSS)/mib, float64(s.Heap)/mib, s.Goroutines, s.FDs, s.Procs,
-			float64(s.StoreBytes)/mib, s.Calls, s.Matches, s.Events, s.Expected, s.Failed)
+		fmt.Fprintf(&b, "| %s | %.1f (%.1f + %.1f) | %.1f | %.1f | %d | %d | %d | %.1f | %.0f | %.1f | %.0f | %d | %d | %.1f |\n",
+			clock(s.At), float64(s.RSS)/mib, float64(s.RSSAnon)/mib, float64(s.RSSFile)/mib, float64(s.GoSys)/mib,
+			float64(s.Heap)/mib, s.Goroutines, s.FDs, s.Procs,
+			float64(s.StoreBytes)/mib, s.Calls, s.Matches, s.Events, s.Expected, s.Failed, s.Load)
 	}
 	return b.String()
 }

@@ -134,6 +134,9 @@ func (s *server) stop(t *testing.T) {
 // gauges are the server's own figures at one moment.
 type gauges struct {
 	RSS        int64 // VmRSS, bytes
+	RSSAnon    int64 // RssAnon: the heap of Go and of SQLite
+	RSSFile    int64 // RssFile + RssShmem: mapped files (the binary, SQLite's shared memory)
+	GoSys      int64 // go_memstats_sys_bytes: everything the Go runtime took from the system
 	Heap       int64 // go_memstats_heap_inuse_bytes
 	Goroutines int64 // go_goroutines
 	FDs        int64 // process_open_fds
@@ -145,35 +148,42 @@ type gauges struct {
 // the size of its store.
 func (s *server) measure(ctx context.Context) (gauges, error) {
 	var g gauges
-	rss, err := vmRSS(s.cmd.Process.Pid)
+	rss, err := procStatus(s.cmd.Process.Pid)
 	if err != nil {
 		return g, err
 	}
-	g.RSS = rss
+	g.RSS, g.RSSAnon, g.RSSFile = rss["VmRSS"], rss["RssAnon"], rss["RssFile"]+rss["RssShmem"]
 	m, err := s.metrics(ctx)
 	if err != nil {
 		return g, err
 	}
-	g.Heap, g.Goroutines = int64(m["go_memstats_heap_inuse_bytes"]), int64(m["go_goroutines"])
+	g.Heap, g.GoSys, g.Goroutines = int64(m["go_memstats_heap_inuse_bytes"]), int64(m["go_memstats_sys_bytes"]), int64(m["go_goroutines"])
 	g.FDs, g.Procs = int64(m["process_open_fds"]), int64(m["anylift_sdk_connected_processes"])
 	g.StoreBytes, err = s.storeBytes(ctx)
 	return g, err
 }
 
-// vmRSS reads the resident set of process pid from /proc/pid/status.
-func vmRSS(pid int) (int64, error) {
+// procStatus reads the memory figures (kB) of /proc/pid/status, in bytes.
+func procStatus(pid int) (map[string]int64, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
+	out := map[string]int64{}
 	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			f := strings.Fields(rest) // "123456 kB"
-			kb, err := strconv.ParseInt(f[0], 10, 64)
-			return kb << 10, err
+		name, rest, ok := strings.Cut(line, ":")
+		f := strings.Fields(rest) // "123456 kB"
+		if !ok || len(f) != 2 || f[1] != "kB" {
+			continue
+		}
+		if kb, err := strconv.ParseInt(f[0], 10, 64); err == nil {
+			out[name] = kb << 10
 		}
 	}
-	return 0, fmt.Errorf("no VmRSS in /proc/%d/status", pid)
+	if _, ok := out["VmRSS"]; !ok {
+		return nil, fmt.Errorf("no VmRSS in /proc/%d/status", pid)
+	}
+	return out, nil
 }
 
 // metrics reads the unlabelled series of /metrics, on a connection of

@@ -178,7 +178,7 @@ func setup(t *testing.T, url string, st *stats) *load {
 func sampleRun(t *testing.T, cfg config, srv *server, l *load, events *atomic.Int64) []sample {
 	ctx := context.Background()
 	start := time.Now()
-	prev, prevAt, prevMatches, prevEvents := l.st.totals(), start, int64(0), int64(0)
+	prev, prevAt, prevMatches, prevEvents, prevFailures := l.st.totals(), start, int64(0), int64(0), l.st.failures()
 	tick := time.NewTicker(cfg.sample)
 	defer tick.Stop()
 	var out []sample
@@ -198,12 +198,16 @@ func sampleRun(t *testing.T, cfg config, srv *server, l *load, events *atomic.In
 		secs := now.Sub(prevAt).Seconds()
 		s := sample{At: now.Sub(start), gauges: g, Calls: float64(tot.calls-prev.calls) / secs,
 			Expected: tot.expected - prev.expected, Failed: tot.failed - prev.failed,
-			Matches: float64(m-prevMatches) / secs, Events: float64(e-prevEvents) / secs}
+			Matches: float64(m-prevMatches) / secs, Events: float64(e-prevEvents) / secs, Load: loadAverage()}
 		prev, prevAt, prevMatches, prevEvents = tot, now, m, e
 		out = append(out, s)
-		t.Logf("%s RSS %.1f MiB, heap %.1f MiB, %d goroutines, %d fds, %d processes (%d in the harness), store %.1f MiB, %.0f calls/s, %.1f matches/s, failures %d on purpose, %d other",
-			clock(s.At), float64(g.RSS)/mib, float64(g.Heap)/mib, g.Goroutines, g.FDs, g.Procs, l.p.live.Load(),
-			float64(g.StoreBytes)/mib, s.Calls, s.Matches, s.Expected, s.Failed)
+		t.Logf("%s RSS %.1f MiB (anon %.1f), heap %.1f MiB, %d goroutines, %d fds, %d processes (%d in the harness), store %.1f MiB, %.0f calls/s, %.1f matches/s, failures %d on purpose, %d other, load %.1f",
+			clock(s.At), float64(g.RSS)/mib, float64(g.RSSAnon)/mib, float64(g.Heap)/mib, g.Goroutines, g.FDs, g.Procs, l.p.live.Load(),
+			float64(g.StoreBytes)/mib, s.Calls, s.Matches, s.Expected, s.Failed, s.Load)
+		if f := l.st.failures(); s.Failed > 0 {
+			t.Logf("     other failures: %s", since(prevFailures, f))
+			prevFailures = f
+		}
 		if !profiled && s.At >= cfg.warmup {
 			profiled = true
 			srv.profile(ctx, "heap", 0, filepath.Join(cfg.out, "heap-warm.pb.gz"))
@@ -211,6 +215,18 @@ func sampleRun(t *testing.T, cfg config, srv *server, l *load, events *atomic.In
 		}
 	}
 	return out
+}
+
+// loadAverage is the machine's load average over the last minute (0 when
+// unknown).
+func loadAverage() float64 {
+	b, _ := os.ReadFile("/proc/loadavg")
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(f[0], 64)
+	return v
 }
 
 // report judges the run, logs and writes the report, and fails the test
@@ -231,9 +247,9 @@ func report(t *testing.T, cfg config, st *stats, l *load, samples []sample, befo
 	} else {
 		b.WriteString("Verdict:\n\n" + verdictTable(vs) + "\n")
 	}
-	fmt.Fprintf(&b, "At rest, before → after the load: %d → %d goroutines, %d → %d open fds, RSS %.1f → %.1f MiB, heap %.1f → %.1f MiB\n\n",
+	fmt.Fprintf(&b, "At rest, before → after the load: %d → %d goroutines, %d → %d open fds, RSS %.1f → %.1f MiB (anonymous %.1f → %.1f), heap %.1f → %.1f MiB\n\n",
 		before.Goroutines, after.Goroutines, before.FDs, after.FDs, float64(before.RSS)/mib, float64(after.RSS)/mib,
-		float64(before.Heap)/mib, float64(after.Heap)/mib)
+		float64(before.RSSAnon)/mib, float64(after.RSSAnon)/mib, float64(before.Heap)/mib, float64(after.Heap)/mib)
 	b.WriteString(st.report())
 	b.WriteString("\nAll samples:\n\n" + table(samples, 1))
 	t.Log("\n" + b.String())
