@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,7 +18,7 @@ import (
 type load struct {
 	p         *pool
 	gl        *gamelift.Client // keep-alive
-	keepAlive *http.Transport  // gl's
+	keepAlive tracingTransport // gl's
 	churn     *gamelift.Client // a new connection for every call
 	st        *stats
 	fleet     string
@@ -129,7 +128,6 @@ func (l *load) match(ctx context.Context, r *rand.Rand) {
 			return
 		}
 	}
-	l.recent.addSession(act.id)
 	l.play(ctx, r, act, maxPlayers, placed)
 	l.matches.Add(1)
 }
@@ -154,6 +152,7 @@ func (l *load) play(ctx context.Context, r *rand.Rand, act activation, maxPlayer
 	}
 	_, err := l.gl.CreatePlayerSession(ctx, &gamelift.CreatePlayerSessionInput{GameSessionId: aws.String(id), PlayerId: aws.String("one-too-many")})
 	l.st.mustFail("CreatePlayerSession (full)", err, "GameSessionFullException")
+	l.recent.addSession(id) // the readers' late players find it full from now on
 
 	// Players connect and the game accepts them; now and then one never
 	// shows up and the reservation times out.

@@ -27,8 +27,8 @@ const unknownID = "00000000-0000-0000-0000-000000000000"
 // newClient is the AWS SDK for Go v2 client of url, without retries so
 // that every failure is counted; keepAlive false opens a connection for
 // every call.
-func newClient(url string, keepAlive bool, secret string) (*gamelift.Client, *http.Transport) {
-	tr := &http.Transport{MaxIdleConnsPerHost: 64, DisableKeepAlives: !keepAlive}
+func newClient(url string, keepAlive bool, secret string) (*gamelift.Client, tracingTransport) {
+	tr := newTransport(keepAlive)
 	return gamelift.New(gamelift.Options{Region: apitest.Region, BaseEndpoint: aws.String(url),
 		Credentials:      credentials.NewStaticCredentialsProvider(apitest.AccessKey, secret, ""),
 		RetryMaxAttempts: 1, HTTPClient: &http.Client{Transport: tr, Timeout: 30 * time.Second}}), tr

@@ -134,8 +134,9 @@ func errKind(err error) string {
 	var api smithy.APIError
 	var sdk *gl.Error
 	var ne net.Error
+	var cc *clientClosedError
 	switch {
-	case errors.Is(err, net.ErrClosed):
+	case errors.As(err, &cc):
 		return clientClosed
 	case errors.As(err, &api):
 		return api.ErrorCode()
@@ -155,11 +156,9 @@ func errKind(err error) string {
 	return "other"
 }
 
-// clientClosed is the kind of a call whose answer the server sent in full
-// but the client could not read: the Go HTTP transport closed its own
-// connection after a failed write of the request's end, which the AWS SDK
-// for Go v2 retries by default (aws/aws-sdk-go-v2#2737). It happens about
-// once in 3,000 calls with any server, so it is not counted as a failure.
+// clientClosed is the kind of a call whose answer could not be read
+// because the client's own transport closed the connection (see
+// tracingTransport): not a failure of the server.
 const clientClosed = "connection closed by the client's own transport"
 
 // kindError is a failure the load itself detects (a session never
