@@ -52,7 +52,7 @@ func soakConfig(t *testing.T) config {
 		t.Skip("a soak run: set ANYLIFT_SOAK to its duration (ANYLIFT_SOAK=30m go test ./internal/soak -run Soak -v -timeout 40m)")
 	}
 	c := config{duration: d, sample: envDuration("ANYLIFT_SOAK_SAMPLE", 30*time.Second),
-		warmup: envDuration("ANYLIFT_SOAK_WARMUP", d/6), postgres: os.Getenv("ANYLIFT_SOAK_STORE") == "postgres",
+		warmup: envDuration("ANYLIFT_SOAK_WARMUP", max(d/6, min(2*time.Minute, d/2))), postgres: os.Getenv("ANYLIFT_SOAK_STORE") == "postgres",
 		drivers: envInt("ANYLIFT_SOAK_DRIVERS", 12), readers: envInt("ANYLIFT_SOAK_READERS", 4),
 		idle: envInt("ANYLIFT_SOAK_PROCESSES", 24), readRate: float64(envInt("ANYLIFT_SOAK_READ_RATE", 20)),
 		out: os.Getenv("ANYLIFT_SOAK_OUT")}
@@ -70,7 +70,8 @@ func soakConfig(t *testing.T) config {
 //	ANYLIFT_SOAK           duration of the load, e.g. 30m (unset: skipped)
 //	ANYLIFT_SOAK_STORE     postgres: on a fresh schema of ANYLIFT_TEST_POSTGRES (default SQLite)
 //	ANYLIFT_SOAK_SAMPLE    time between samples (30s)
-//	ANYLIFT_SOAK_WARMUP    samples before it are not judged (a sixth of the run)
+//	ANYLIFT_SOAK_WARMUP    samples before it are not judged (a sixth of the run, at
+//	                       least 2 minutes or half of it: SQLite's caches fill first)
 //	ANYLIFT_SOAK_DRIVERS   concurrent matches (12)
 //	ANYLIFT_SOAK_PROCESSES game server processes kept ready beyond those playing (24)
 //	ANYLIFT_SOAK_READERS   reader loops (4), each making ANYLIFT_SOAK_READ_RATE calls/s (20)
