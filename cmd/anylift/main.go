@@ -36,6 +36,7 @@ commands:
   backup   write a consistent copy of the embedded store, while it runs
   restore  make a data directory from a backup
   player-token  print a test player token for the player gateway
+  healthcheck  exit 0 if the server on this machine is ready (GET /readyz), for container health checks
   version  print the version, the commit it was built from, and the platform
   <operation>  call the API as "aws gamelift <operation>" does (listed below)
 
@@ -60,6 +61,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return backupCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "restore":
 		return restoreCmd(ctx, args[1:], getenv, stdout, stderr)
+	case "healthcheck":
+		return healthcheck(ctx, args[1:], getenv, stdout)
 	case "player-token":
 		return playerToken(args[1:], getenv, stdout)
 	case "version", "--version", "-version":
