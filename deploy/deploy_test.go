@@ -86,3 +86,70 @@ func TestSysusersFile(t *testing.T) {
 		t.Fatal("anylift-agent.service does not run as the user the sysusers file makes")
 	}
 }
+
+// The image built from a prebuilt binary (deploy/image) is the root
+// Containerfile's but for where the files come from: the instructions
+// after "FROM scratch" are the same once each COPY's source is left out.
+func TestContainerfilesAgree(t *testing.T) {
+	root := finalStage(t, filepath.Join("..", "Containerfile"))
+	prebuilt := finalStage(t, filepath.Join("image", "Containerfile.prebuilt"))
+	if strings.Join(root, "\n") != strings.Join(prebuilt, "\n") {
+		t.Fatalf("final stages differ:\nContainerfile:\n  %s\nimage/Containerfile.prebuilt:\n  %s",
+			strings.Join(root, "\n  "), strings.Join(prebuilt, "\n  "))
+	}
+	for _, want := range []string{"USER 65532:65532", `VOLUME ["/data"]`, "COPY --chown=65532:65532 -> /data/",
+		`CMD ["/anylift", "healthcheck"]`, `ENTRYPOINT ["/anylift"]`} {
+		if !strings.Contains(strings.Join(root, "\n"), want) {
+			t.Errorf("the image lacks %q", want)
+		}
+	}
+}
+
+// finalStage returns the instructions after the file's last FROM, each on
+// one line (continuations joined, comments dropped), COPY's sources and
+// --from replaced by "->".
+func finalStage(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	cont := ""
+	for _, l := range strings.Split(string(b), "\n") {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "#") || l == "" && cont == "" {
+			continue
+		}
+		if s, ok := strings.CutSuffix(l, "\\"); ok {
+			cont += strings.TrimSpace(s) + " "
+			continue
+		}
+		lines = append(lines, cont+l)
+		cont = ""
+	}
+	last := -1
+	for i, l := range lines {
+		if strings.HasPrefix(l, "FROM ") {
+			last = i
+		}
+	}
+	if last < 0 || lines[last] != "FROM scratch" {
+		t.Fatalf("%s: the last stage is not FROM scratch", path)
+	}
+	stage := lines[last:]
+	for i, l := range stage {
+		f := strings.Fields(l)
+		if f[0] != "COPY" {
+			continue
+		}
+		var opts []string
+		for _, o := range f[1 : len(f)-2] {
+			if !strings.HasPrefix(o, "--from=") {
+				opts = append(opts, o)
+			}
+		}
+		stage[i] = strings.Join(append(append([]string{"COPY"}, opts...), "->", f[len(f)-1]), " ")
+	}
+	return stage
+}

@@ -61,7 +61,9 @@ func TestBinaryVersionFromLdflags(t *testing.T) {
 	const rev = "0123456789abcdef0123456789abcdef01234567"
 	build := exec.Command("go", "build", "-buildvcs=false", "-trimpath",
 		"-ldflags", "-s -w -X main.version=v1.2.3 -X main.commit="+rev, "-o", bin, ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	// As a release builds: no cgo, and none of the test run's GOFLAGS
+	// (CI's -race needs cgo).
+	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
