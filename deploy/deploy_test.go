@@ -153,3 +153,96 @@ func finalStage(t *testing.T, path string) []string {
 	}
 	return stage
 }
+
+// The balancer's configuration of several-nodes.yaml passes "nginx -t"
+// (the nodes' names, which resolve only inside Compose's network, are
+// replaced by 127.0.0.1).
+func TestComposeNginxConf(t *testing.T) {
+	nginx, err := exec.LookPath("nginx")
+	if err != nil {
+		if _, e := os.Stat("/usr/sbin/nginx"); e != nil {
+			t.Skip("nginx is not installed")
+		}
+		nginx = "/usr/sbin/nginx"
+	}
+	b, err := os.ReadFile(filepath.Join("compose", "nginx.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	for _, n := range []string{"node-a", "node-b", "node-c"} {
+		if !strings.Contains(text, "server "+n+":9870 ") || !strings.Contains(text, "server "+n+":9872 ") {
+			t.Errorf("nginx.conf does not balance %s's API and gateway", n)
+		}
+		text = strings.ReplaceAll(text, n+":", "127.0.0.1:")
+	}
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "nginx.conf")
+	if err := os.WriteFile(conf, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(nginx, "-t", "-e", "stderr", "-p", dir, "-c", conf).CombinedOutput()
+	if err != nil {
+		t.Fatalf("nginx -t: %v\n%s", err, out)
+	}
+}
+
+// The Compose files are valid as Compose reads them ("config"), with the
+// variables they require set, and several-nodes.yaml refuses to start
+// without the node secret. Runs with docker compose, docker-compose or
+// podman-compose, whichever is installed.
+func TestComposeFiles(t *testing.T) {
+	var compose []string
+	switch {
+	case exec.Command("docker", "compose", "version").Run() == nil:
+		compose = []string{"docker", "compose"}
+	case exec.Command("docker-compose", "version").Run() == nil:
+		compose = []string{"docker-compose"}
+	case exec.Command("podman-compose", "version").Run() == nil:
+		compose = []string{"podman-compose"}
+	default:
+		t.Skip("no docker compose, docker-compose or podman-compose")
+	}
+	dir := t.TempDir()
+	for _, f := range []string{"one-node.yaml", "several-nodes.yaml", "nginx.conf"} {
+		b, err := os.ReadFile(filepath.Join("compose", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "credentials"), []byte("AKIDEXAMPLE secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	config := func(file string, env ...string) (string, error) {
+		args := append(compose[1:], "-f", file, "config")
+		cmd := exec.Command(compose[0], args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), env...)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	out, err := config("one-node.yaml")
+	if err != nil {
+		t.Fatalf("%s config one-node.yaml: %v\n%s", compose, err, out)
+	}
+	for _, want := range []string{"/data", "ANYLIFT_CREDENTIALS_FILE", "9870"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("one-node.yaml as read lacks %q:\n%s", want, out)
+		}
+	}
+	out, err = config("several-nodes.yaml", "ANYLIFT_NODE_SECRET=0123456789abcdef", "POSTGRES_PASSWORD=pw", "ANYLIFT_PUBLIC_HOST=lb.example")
+	if err != nil {
+		t.Fatalf("%s config several-nodes.yaml: %v\n%s", compose, err, out)
+	}
+	for _, want := range []string{"node-a:9880", "node-b:9880", "node-c:9880", "ws://lb.example:9870", "ANYLIFT_NODE_SECRET", "postgres://anylift@postgres:5432/anylift"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("several-nodes.yaml as read lacks %q:\n%s", want, out)
+		}
+	}
+	if out, err := config("several-nodes.yaml", "ANYLIFT_NODE_SECRET=", "POSTGRES_PASSWORD=pw"); err == nil {
+		t.Errorf("several-nodes.yaml accepted an empty node secret:\n%s", out)
+	}
+}
