@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Release archives: cross-compiles anylift for every released platform and
 # packs each binary with README.md, LICENSE (when there is one) and the
-# deployment files, with SHA-256 checksums:
+# deployment files as committed, with SHA-256 checksums:
 #
 #   scripts/release.sh v1.2.0          (writes dist/)
 #
@@ -32,6 +32,8 @@ epoch=$(git log -1 --format=%ct)
 stamp=$(date -u -d "@$epoch" +%Y%m%d%H%M.%S)
 
 platforms=(linux/amd64 linux/arm64 darwin/arm64 windows/amd64)
+extras=(README.md deploy/systemd deploy/compose)
+git cat-file -e HEAD:LICENSE 2>/dev/null && extras+=(LICENSE)
 out=dist
 rm -rf "$out"
 mkdir -p "$out"
@@ -49,10 +51,8 @@ for p in "${platforms[@]}"; do
   CGO_ENABLED=0 GOOS=$goos GOARCH=$goarch GOFLAGS= go build -trimpath -buildvcs=true \
     -ldflags "-s -w -X main.version=$version -X main.commit=$commit" \
     -o "$dir/$exe" ./cmd/anylift
-  cp README.md "$dir/"
-  [ -f LICENSE ] && cp LICENSE "$dir/"
-  mkdir -p "$dir/deploy"
-  cp -r deploy/systemd deploy/compose "$dir/deploy/"
+  # The files as committed, whatever the work tree holds.
+  git archive --format=tar HEAD "${extras[@]}" | tar -x -C "$dir"
   find "$dir" -exec touch -h -t "$stamp" {} +
   if [ "$goos" = windows ]; then
     (cd "$work" && find "$name" -print | LC_ALL=C sort | zip -q -X -@ "$OLDPWD/$out/$name.zip")
