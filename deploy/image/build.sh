@@ -27,7 +27,7 @@ ca=/etc/ssl/certs/ca-certificates.crt
 
 ctx=$(mktemp -d)
 trap 'rm -rf "$ctx"' EXIT
-CGO_ENABLED=0 go build -trimpath -buildvcs=false \
+CGO_ENABLED=0 GOFLAGS= go build -trimpath -buildvcs=false \
   -ldflags "-s -w -X main.version=$version -X main.commit=$commit" \
   -o "$ctx/anylift" ./cmd/anylift
 cp "$ca" "$ctx/ca-certificates.crt"
