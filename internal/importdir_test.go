@@ -32,3 +32,18 @@ func TestDomainImportsOnlyStandardLibrary(t *testing.T) {
 		return
 	}
 }
+
+// TestAccessImportsOnlyStandardLibrary keeps internal/access, which the
+// API, the console and the event stream all ask, a leaf: the standard
+// library only, and nothing of Anylift.
+func TestAccessImportsOnlyStandardLibrary(t *testing.T) {
+	pkg, err := build.ImportDir("access", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, imp := range append(pkg.Imports, pkg.TestImports...) {
+		if strings.Contains(strings.SplitN(imp, "/", 2)[0], ".") {
+			t.Errorf("internal/access imports %s; it uses the standard library only", imp)
+		}
+	}
+}

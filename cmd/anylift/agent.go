@@ -46,6 +46,7 @@ func agentConfig(args []string, getenv func(string) string, stdout, stderr io.Wr
 	workDir := fs.String("work-dir", "", "working directory of the server processes, and base of relative launch paths")
 	poll := fs.Duration("poll-interval", 15*time.Second, "how often to read the fleet's runtime configuration")
 	stop := fs.Duration("stop-timeout", 30*time.Second, "how long a process has to exit after SIGTERM before SIGKILL")
+	procs := processFlags(fs)
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	logFormat := fs.String("log-format", "text", "text (key=value lines) or json (one object per line, for log collectors)")
 	if help, err := parseFlags(fs, args, getenv, stdout, "usage: anylift agent --fleet-id ID --location LOC --ip-address IP [flags]", agentGroups); help || err != nil {
@@ -58,12 +59,16 @@ func agentConfig(args []string, getenv func(string) string, stdout, stderr io.Wr
 	if usesFlag(args, "endpoint") {
 		log.Warn("--endpoint is deprecated; it is now --endpoint-url, as in the CLI")
 	}
+	localSDK, wrap, err := procs()
+	if err != nil {
+		return cfg, false, err
+	}
 	return agent.Config{
 		Endpoint: *endpoint, Region: or(*region, getenv("AWS_REGION"), "us-west-2"),
 		AccessKey: or(*accessKey, getenv("AWS_ACCESS_KEY_ID")), SecretKey: or(*secretKey, getenv("AWS_SECRET_ACCESS_KEY")),
 		FleetID: *fleetID, ComputeName: *compute, Location: *location, IPAddress: *ip, DNSName: *dns,
 		LogDir: *logDir, WorkDir: *workDir, PollInterval: *poll, StopTimeout: *stop,
-		Log: log,
+		LocalSDK: localSDK, Wrap: wrap, Log: log,
 	}, false, nil
 }
 

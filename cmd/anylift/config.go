@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -82,32 +81,6 @@ func applyFile(fs *flag.FlagSet, path string) error {
 		}
 	}
 	return nil
-}
-
-// readCredentials reads a credentials file: one "ACCESS_KEY_ID SECRET_KEY"
-// pair per line (a ':' or '=' may separate them); blank lines and lines
-// starting with '#' are skipped.
-func readCredentials(path string, into map[string]string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("credentials file: %w", err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	line := 0
-	for sc.Scan() {
-		line++
-		s := strings.TrimSpace(sc.Text())
-		if s == "" || strings.HasPrefix(s, "#") {
-			continue
-		}
-		fields := strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '\t' || r == ':' || r == '=' })
-		if len(fields) != 2 {
-			return fmt.Errorf("credentials file %s:%d: want \"ACCESS_KEY_ID SECRET_KEY\"", path, line)
-		}
-		into[fields[0]] = fields[1]
-	}
-	return sc.Err()
 }
 
 // parseFlags layers args and the environment into fs (see layer). For -h

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/anylift/anylift/internal/access"
 	"github.com/anylift/anylift/internal/server"
 )
 
@@ -125,31 +126,50 @@ func TestUnhealthyTimeoutAndAgentEndpoint(t *testing.T) {
 }
 
 func TestCredentials(t *testing.T) {
-	file := writeFile(t, "creds", "# studio keys\n\nAKIDONE secret-one\n  AKIDTWO:secret-two  \nAKIDTHREE=secret-three\nAKIDTAB\tsecret-tab\n")
+	file := writeFile(t, "creds", "AKIDONE secret-one\n")
 	cfg, err := configFrom(t, []string{"--credentials-file", file, "--access-key", "AKIDFLAG", "--secret-key", "secret-flag"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"AKIDONE": "secret-one", "AKIDTWO": "secret-two", "AKIDTHREE": "secret-three", "AKIDTAB": "secret-tab", "AKIDFLAG": "secret-flag"}
-	if len(cfg.Credentials) != len(want) {
-		t.Errorf("credentials %v, want %v", cfg.Credentials, want)
+	if cfg.CredentialsFile != file || len(cfg.Credentials) != 1 || cfg.Credentials["AKIDFLAG"] != "secret-flag" {
+		t.Errorf("credentials %v, file %q", cfg.Credentials, cfg.CredentialsFile)
 	}
-	for k, v := range want {
-		if cfg.Credentials[k] != v {
-			t.Errorf("%s: %q, want %q", k, cfg.Credentials[k], v)
+	if cfg.RateLimit != (access.Rate{PerSecond: DefaultRateLimit, Burst: DefaultRateBurst}) {
+		t.Errorf("default rate limit %+v", cfg.RateLimit)
+	}
+	cfg, err = configFrom(t, []string{"--rate-limit", "0", "--rate-burst", "3"}, map[string]string{"ANYLIFT_RATE_LIMIT": "7"})
+	if err != nil || cfg.RateLimit != (access.Rate{PerSecond: 0, Burst: 3}) {
+		t.Errorf("--rate-limit 0: %+v (%v)", cfg.RateLimit, err)
+	}
+	for _, args := range [][]string{{"--rate-limit", "-1"}, {"--rate-burst", "0"}, {"--rate-limit", "NaN"}} {
+		if _, err := configFrom(t, args, nil); err == nil {
+			t.Errorf("%v accepted", args)
 		}
-	}
-	bad := writeFile(t, "bad", "AKIDONE secret-one\nonly-one-field\n")
-	if _, err := configFrom(t, []string{"--credentials-file", bad}, nil); err == nil || !strings.Contains(err.Error(), ":2:") {
-		t.Errorf("bad line: %v, want an error naming line 2", err)
-	}
-	if _, err := configFrom(t, []string{"--credentials-file", "/nonexistent"}, nil); err == nil {
-		t.Errorf("missing credentials file accepted")
 	}
 	// From the environment, as a container would pass them.
 	cfg, err = configFrom(t, nil, map[string]string{"ANYLIFT_ACCESS_KEY": "AKIDENV", "ANYLIFT_SECRET_KEY": "secret-env"})
 	if err != nil || cfg.Credentials["AKIDENV"] != "secret-env" {
 		t.Errorf("env credentials: %v (%v)", cfg.Credentials, err)
+	}
+}
+
+// A credentials file that cannot be used stops serve before it listens,
+// with an error naming the file, the line and the problem.
+func TestServeRefusesBrokenCredentialsFile(t *testing.T) {
+	dir := t.TempDir()
+	policy := filepath.Join(dir, "ops.json")
+	os.WriteFile(policy, []byte(`{"Statement": {"Effect": "Allow", "Action": "gamelift:DescribeGameSession", "Resource": "*"}}`), 0o600)
+	creds := filepath.Join(dir, "credentials")
+	os.WriteFile(creds, []byte("AKIDOPS secret-ops ops.json\n"), 0o600)
+	var stdout, stderr strings.Builder
+	err := run(context.Background(), []string{"serve", "--listen", "127.0.0.1:0", "--tls-listen", "127.0.0.1:0", "--data-dir", t.TempDir(),
+		"--credentials-file", creds}, func(string) string { return "" }, &stdout, &stderr)
+	want := "credentials file " + creds + ":1: policy " + policy + `: Statement.Action: "gamelift:DescribeGameSession" matches no gamelift action`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("got %v, want %q", err, want)
+	}
+	if strings.Contains(stdout.String(), "listening") {
+		t.Errorf("it listened anyway: %s", stdout.String())
 	}
 }
 

@@ -30,6 +30,12 @@ func TestDevAndAgentRefuseBadFlags(t *testing.T) {
 		{[]string{"agent", "--fleet-id", "fleet-1", "--ip-address", "10.0.0.1"}, "the location is required"},
 		{[]string{"agent", "--fleet-id", "fleet-1", "--location", "custom-x"}, "IP address is required"},
 		{[]string{"agent", "--fleet-id", "fleet-1", "--location", "custom-x", "--ip-address", "10.0.0.1"}, "credentials are required"},
+		{[]string{"agent", "--fleet-id", "fleet-1", "--location", "custom-x", "--ip-address", "10.0.0.1", "--access-key", "a", "--secret-key", "s",
+			"--local-sdk-listen", "0.0.0.0:0"}, "must be on the loopback interface"},
+		{[]string{"agent", "--wrap", "--wrap-ports", "9000-8000"}, "--wrap-ports \"9000-8000\": want FROM-TO within 1-60000"},
+		{[]string{"agent", "--wrap", "--wrap-activate", "soon"}, "--wrap-activate must be listen or start"},
+		{[]string{"dev", "--wrap"}, "--wrap wraps the game binary of --launch, which is not set"},
+		{[]string{"dev", "--launch", "/bin/sh", "--wrap", "--", "-port", "{{.GamePort"}, "the arguments after --, as the wrapper's templates"},
 	} {
 		err := run(context.Background(), tc.args, none, &bytes.Buffer{}, &bytes.Buffer{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -18,7 +18,8 @@ type flagGroup struct {
 // after its own).
 var serveGroups = []flagGroup{
 	{"API and listeners", []string{"listen", "tls-listen", "tls-cert", "tls-key", "sdk-endpoint", "agent-endpoint", "region", "account-id"}},
-	{"Credentials", []string{"access-key", "secret-key", "credentials-file", "insecure-any-credentials", "any-signing-region"}},
+	{"Credentials and rate limits", []string{"access-key", "secret-key", "credentials-file", "insecure-any-credentials", "any-signing-region",
+		"rate-limit", "rate-burst"}},
 	{"Store", []string{"data-dir", "store", "sqlite-synchronous"}},
 	{"Processes, tokens and sessions", []string{"unhealthy-timeout", "health-check-interval", "process-lost-grace", "auth-token-ttl",
 		"reservation-timeout", "max-players-per-session", "search-page-size"}},
@@ -28,15 +29,20 @@ var serveGroups = []flagGroup{
 	{"Limits of every listener", []string{"read-header-timeout", "read-timeout", "write-timeout", "idle-timeout", "max-connections",
 		"max-unauthenticated-body-bytes"}},
 	{"Console and metrics", []string{"metrics-*"}},
+	{"Testing", []string{"allow-fault-injection"}},
 	{"Logging and settings", []string{"log-level", "log-format", "config"}},
 }
 
-var devGroups = append([]flagGroup{{"Development", []string{"launch", "count"}}}, serveGroups...)
+// wrapGroup holds the flags of the wrapper of game binaries without an SDK.
+var wrapGroup = flagGroup{"Game binaries without an SDK (the wrapper)", []string{"wrap", "wrap-*"}}
+
+var devGroups = append([]flagGroup{{"Development", []string{"launch", "count", "status-interval", "local-sdk-listen"}}, wrapGroup}, serveGroups...)
 
 var agentGroups = []flagGroup{
 	{"The service", []string{"endpoint-url", "region", "access-key", "secret-key"}},
 	{"This machine", []string{"fleet-id", "location", "compute-name", "ip-address", "dns-name"}},
-	{"Server processes", []string{"log-dir", "work-dir", "poll-interval", "stop-timeout"}},
+	{"Server processes", []string{"log-dir", "work-dir", "poll-interval", "stop-timeout", "local-sdk-listen"}},
+	wrapGroup,
 	{"Logging and settings", []string{"log-level", "log-format", "config"}},
 	{"Deprecated", []string{"endpoint"}},
 }
@@ -57,15 +63,21 @@ func groupOf(groups []flagGroup, name string) string {
 // order (flags in no group last, under "Other"): per flag its name, the
 // type of its value, its description and its default.
 func writeFlagHelp(w io.Writer, fs *flag.FlagSet, groups []flagGroup) {
+	io.WriteString(w, "\nEvery flag may also be set as ANYLIFT_<FLAG> (ANYLIFT_DATA_DIR for --data-dir)\n"+
+		"or in the JSON file of --config; the command line wins over the environment,\n"+
+		"and the environment over the file.\n")
+	writeFlagGroups(w, fs, groups)
+}
+
+// writeFlagGroups prints fs's flags under the groups' titles, as
+// writeFlagHelp does, without its words on the environment.
+func writeFlagGroups(w io.Writer, fs *flag.FlagSet, groups []flagGroup) {
 	byGroup := map[string][]*flag.Flag{}
 	fs.VisitAll(func(f *flag.Flag) {
 		g := groupOf(groups, f.Name)
 		byGroup[g] = append(byGroup[g], f)
 	})
 	var b strings.Builder
-	b.WriteString("\nEvery flag may also be set as ANYLIFT_<FLAG> (ANYLIFT_DATA_DIR for --data-dir)\n" +
-		"or in the JSON file of --config; the command line wins over the environment,\n" +
-		"and the environment over the file.\n")
 	titles := make([]string, 0, len(groups)+1)
 	for _, g := range groups {
 		titles = append(titles, g.title)

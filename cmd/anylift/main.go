@@ -36,6 +36,8 @@ commands:
   backup   write a consistent copy of the embedded store, while it runs
   restore  make a data directory from a backup
   player-token  print a test player token for the player gateway
+  status   show what a running Anylift runs: processes, game sessions, players, faults
+  fault    make things fail on purpose, to test a game's retry and reconnect paths
   healthcheck  exit 0 if the server on this machine is ready (GET /readyz), for container health checks
   version  print the version, the commit it was built from, and the platform
   <operation>  call the API as "aws gamelift <operation>" does (listed below)
@@ -65,6 +67,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return healthcheck(ctx, args[1:], getenv, stdout)
 	case "player-token":
 		return playerToken(args[1:], getenv, stdout)
+	case "status":
+		return statusCmd(ctx, args[1:], getenv, stdout, stderr)
+	case "fault":
+		return faultCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, versionLine())
 		return nil

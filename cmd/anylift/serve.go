@@ -7,7 +7,15 @@ import (
 	"io"
 	"time"
 
+	"github.com/anylift/anylift/internal/access"
 	"github.com/anylift/anylift/internal/server"
+)
+
+// The default rate limit of each access key: generous, so that only a
+// runaway client meets it.
+const (
+	DefaultRateLimit = 5000
+	DefaultRateBurst = 10000
 )
 
 // serveFlags defines the flags of "anylift serve" into fs and returns the
@@ -22,7 +30,9 @@ func serveFlags(fs *flag.FlagSet) func(logTo io.Writer) (server.Config, error) {
 	account := fs.String("account-id", "000000000000", "account id written into ARNs")
 	accessKey := fs.String("access-key", "", "access key id accepted by SigV4")
 	secretKey := fs.String("secret-key", "", "secret key of --access-key")
-	credFile := fs.String("credentials-file", "", "file of accepted key pairs, one \"ACCESS_KEY_ID SECRET_KEY\" per line")
+	credFile := fs.String("credentials-file", "", "file of accepted keys, one \"ACCESS_KEY_ID SECRET_KEY [POLICY_FILE [rate=N] [burst=N]]\" per line; re-read when it changes")
+	rateLimit := fs.Float64("rate-limit", DefaultRateLimit, "API requests per second each access key may make on average (0: no limit); more answer ThrottlingException, which the AWS SDKs retry")
+	rateBurst := fs.Int("rate-burst", DefaultRateBurst, "API requests an access key may make at once, beyond --rate-limit, after a quiet spell")
 	anyCreds := fs.Bool("insecure-any-credentials", false, "accept any well-formed signature (local development only)")
 	anyRegion := fs.Bool("any-signing-region", false, "accept signatures scoped to any region, not only --region")
 	sdkEndpoint := fs.String("sdk-endpoint", "", "WebSocket URL advertised to game servers (default ws://<listen address>; set it for machines behind NAT)")
@@ -50,6 +60,7 @@ func serveFlags(fs *flag.FlagSet) func(logTo io.Writer) (server.Config, error) {
 	player := playerFlags(fs)
 	metricsRetention := fs.Duration("metrics-retention", 14*24*time.Hour, "how long the per-minute metric history behind the console's graphs is kept")
 	limits := limitFlags(fs)
+	allowFaults := fs.Bool("allow-fault-injection", false, "serve InjectFault, ListFaults and ClearFaults, for testing games against failures (docs/fault-injection.md); never in production")
 	return func(logTo io.Writer) (server.Config, error) {
 		creds := map[string]string{}
 		if *accessKey != "" || *secretKey != "" {
@@ -58,10 +69,11 @@ func serveFlags(fs *flag.FlagSet) func(logTo io.Writer) (server.Config, error) {
 			}
 			creds[*accessKey] = *secretKey
 		}
-		if *credFile != "" {
-			if err := readCredentials(*credFile, creds); err != nil {
-				return server.Config{}, err
-			}
+		if *rateLimit < 0 || *rateLimit > access.MaxRate || *rateLimit != *rateLimit {
+			return server.Config{}, fmt.Errorf("--rate-limit must be from 0 (no limit) to %g requests per second", float64(access.MaxRate))
+		}
+		if *rateBurst < 1 || *rateBurst > access.MaxBurst {
+			return server.Config{}, fmt.Errorf("--rate-burst must be from 1 to %d", access.MaxBurst)
 		}
 		if *healthInterval > 0 && !flagSet(fs, "unhealthy-timeout") {
 			*unhealthyTimeout = 3 * *healthInterval
@@ -94,7 +106,8 @@ func serveFlags(fs *flag.FlagSet) func(logTo io.Writer) (server.Config, error) {
 			UnhealthyTimeout: *unhealthyTimeout, ProcessLostGrace: *lostGrace,
 			Listen: *listen, DataDir: *dataDir, Store: *storeURL,
 			Region: *region, AccountID: *account,
-			Credentials: creds, AnyCredentials: *anyCreds, AnySigningRegion: *anyRegion,
+			Credentials: creds, CredentialsFile: *credFile, AnyCredentials: *anyCreds, AnySigningRegion: *anyRegion,
+			RateLimit:            access.Rate{PerSecond: *rateLimit, Burst: *rateBurst},
 			SQLiteSynchronous:    *syncMode,
 			AuthTokenTTL:         *tokenTTL,
 			SDKEndpoint:          *sdkEndpoint,
@@ -108,7 +121,8 @@ func serveFlags(fs *flag.FlagSet) func(logTo io.Writer) (server.Config, error) {
 			Player:               playerCfg,
 			NodeListen:           *nodeListen, NodeAdvertise: *nodeAdvertise, NodeSecret: *nodeSecret, NodeID: *nodeID,
 			NodeTTL: *nodeTTL, DrainTimeout: *drainTimeout,
-			Limits: lim,
+			Limits:              lim,
+			AllowFaultInjection: *allowFaults,
 		}, nil
 	}
 }

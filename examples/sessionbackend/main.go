@@ -139,23 +139,32 @@ func (b *backend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 var errNoCapacity = errors.New("no game server process is free; try again shortly")
 
+// errEnded says a game session ended before it could take the player.
+var errEnded = errors.New("it ended before taking players")
+
 // seat finds a game session with a free seat or creates one, waits until
 // it is ACTIVE, and reserves a player session in it. A session that fills
-// up in between is skipped and the search starts again.
+// up or ends in between (its server process may have been ending as the
+// session was placed on it) is skipped and the search starts again.
 func (b *backend) seat(ctx context.Context, playerID string) (seat, error) {
 	for {
 		gs, err := b.findOrCreate(ctx)
 		if err != nil {
 			return seat{}, err
 		}
-		if gs, err = b.waitActive(ctx, gs); err != nil {
+		gs, err = b.waitActive(ctx, gs)
+		if errors.Is(err, errEnded) {
+			continue
+		}
+		if err != nil {
 			return seat{}, err
 		}
 		out, err := b.gl.CreatePlayerSession(ctx, &gamelift.CreatePlayerSessionInput{
 			GameSessionId: gs.GameSessionId, PlayerId: aws.String(playerID),
 		})
 		var full *types.GameSessionFullException
-		if errors.As(err, &full) {
+		var status *types.InvalidGameSessionStatusException
+		if errors.As(err, &full) || errors.As(err, &status) {
 			continue
 		}
 		if err != nil {
@@ -215,7 +224,7 @@ func (b *backend) waitActive(ctx context.Context, gs *types.GameSession) (*types
 			return gs, nil
 		case types.GameSessionStatusActivating:
 		default:
-			return nil, fmt.Errorf("game session %s is %s", aws.ToString(gs.GameSessionId), gs.Status)
+			return nil, fmt.Errorf("game session %s is %s: %w", aws.ToString(gs.GameSessionId), gs.Status, errEnded)
 		}
 		if !b.pause(ctx) {
 			return nil, fmt.Errorf("game session %s did not become ACTIVE in time", aws.ToString(gs.GameSessionId))

@@ -27,6 +27,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/gamelift"
+
+	"github.com/anylift/anylift/internal/localsdk"
 )
 
 // ErrFleetGone is returned by Run when the agent's fleet no longer exists.
@@ -50,6 +52,14 @@ type Config struct {
 	// KeepRegistered leaves the compute registered when the agent stops
 	// (anylift dev); by default Run deregisters it.
 	KeepRegistered bool
+	// LocalSDK is the loopback address ("127.0.0.1:0") of the server SDK
+	// over HTTP that the agent serves to each process it launches, holding
+	// the process's SDK connection itself (internal/localsdk); "" serves
+	// none. The processes find it in ANYLIFT_SDK_HTTP and ANYLIFT_SDK_TOKEN.
+	LocalSDK string
+	// Wrap, when set, runs the launch paths as game binaries without a
+	// server SDK, one game session each (see Wrap).
+	Wrap *Wrap
 
 	PollInterval time.Duration // runtime configuration and compute poll (15 s)
 	StopTimeout  time.Duration // SIGTERM to SIGKILL (30 s)
@@ -91,6 +101,8 @@ const (
 	EvLaunched     = "launched"
 	EvLaunchFailed = "launch-failed"
 	EvExited       = "exited"
+	EvStarted      = "started"   // a wrapped game binary started (OSPID) for a game session
+	EvActivated    = "activated" // a wrapped game's session is ACTIVE; Delay: the wait for its port
 	EvBackoff      = "backoff"   // a slot waits Delay before its next launch
 	EvReplacing    = "replacing" // a process ended cleanly: its slot starts another at once
 	EvStopping     = "stopping"
@@ -139,6 +151,17 @@ func (c *Config) defaults() error {
 	if c.Now == nil {
 		c.Now = time.Now
 	}
+	if c.LocalSDK != "" {
+		if err := localsdk.CheckAddress(c.LocalSDK); err != nil {
+			return err
+		}
+	}
+	if w := c.Wrap; w != nil {
+		def(&w.ListenTimeout, time.Minute)
+		if w.PortMin < 0 || w.PortMax < w.PortMin || w.PortMax > 60000 || (w.PortMin == 0) != (w.PortMax == 0) {
+			return fmt.Errorf("the wrapper's ports %d-%d: want a range within 1-60000", w.PortMin, w.PortMax)
+		}
+	}
 	if c.Wake == nil {
 		c.Wake = func(at time.Time) <-chan time.Time { return time.After(time.Until(at)) }
 	}
@@ -165,8 +188,13 @@ type Agent struct {
 	ends    map[string]*ending // exits whose report is not answered yet, by pid
 	running int
 	exits   chan exit
+	notes   chan note // from wrapped processes
+	ports   map[int]bool
 	reports reportQueue
 	fatal   error
+
+	local  *localsdk.Server // nil without Config.LocalSDK
+	shared *sdkCreds        // the endpoint and token, for the connections the agent holds
 }
 
 // New checks cfg and returns an agent; nothing runs before Run.
@@ -187,6 +215,9 @@ func New(cfg Config) (*Agent, error) {
 		slots:      map[string]*slot{},
 		ends:       map[string]*ending{},
 		exits:      make(chan exit, 16),
+		notes:      make(chan note, 16),
+		ports:      map[int]bool{},
+		shared:     &sdkCreds{},
 	}
 	return a, nil
 }
@@ -201,8 +232,18 @@ func (a *Agent) emit(e Event) {
 // the fleet disappears. On the way out it stops every process it started
 // (SIGTERM, then SIGKILL after StopTimeout), reports their exits and
 // deregisters the compute (unless KeepRegistered). It returns nil after a
-// cancelled ctx, ErrFleetGone (wrapped) when the fleet was deleted.
+// cancelled ctx, ErrFleetGone (wrapped) when the fleet was deleted. The
+// local SDK, when configured, is served from the start of Run to its end.
 func (a *Agent) Run(ctx context.Context) error {
+	if a.cfg.LocalSDK != "" {
+		l, err := localsdk.Listen(a.cfg.LocalSDK, a.log)
+		if err != nil {
+			return err
+		}
+		a.local = l
+		defer l.Close()
+		a.log.Info("local SDK for game servers", "url", l.URL())
+	}
 	if err := a.registerUntilDone(ctx); err != nil {
 		return err
 	}
@@ -226,6 +267,8 @@ func (a *Agent) loop(ctx context.Context) error {
 			return nil
 		case ex := <-a.exits:
 			a.exited(ctx, ex)
+		case n := <-a.notes:
+			a.noted(n)
 		case <-a.cfg.Wake(wake):
 		}
 	}

@@ -24,11 +24,12 @@ import (
 	"github.com/anylift/anylift/internal/testclock"
 )
 
-// chatBinary is the example game server, built once by TestMain.
-var chatBinary string
+// chatBinary is the example game server and sdklessBinary a game server
+// without an SDK (testdata/sdkless), built once by TestMain.
+var chatBinary, sdklessBinary string
 
 func TestMain(m *testing.M) {
-	os.Exit(exectest.Main(m, map[string]*string{"examples/chat": &chatBinary}))
+	os.Exit(exectest.Main(m, map[string]*string{"examples/chat": &chatBinary, "internal/agent/testdata/sdkless": &sdklessBinary}))
 }
 
 const (

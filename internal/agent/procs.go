@@ -18,7 +18,6 @@ import (
 
 	"github.com/anylift/anylift/internal/api"
 	"github.com/anylift/anylift/internal/game"
-	"github.com/anylift/anylift/internal/sdkwire"
 	"github.com/anylift/anylift/internal/wire"
 )
 
@@ -35,12 +34,16 @@ type slot struct {
 	backoff   backoff
 }
 
-// proc is one running server process.
+// proc is one running server process: an OS process, or a wrapped
+// game binary behind the SDK connection the agent holds (wrap).
 type proc struct {
 	pid      string
 	slot     *slot
-	cmd      *exec.Cmd
-	token    string // the auth token it was given, kept out of logged output
+	cmd      *exec.Cmd // nil when wrapped
+	wrap     *wrapped  // nil unless wrapped
+	token    string    // the auth token it was given, kept out of logged output
+	sdkToken string    // its local SDK token ("" without the local SDK), kept out of logged output
+	port     int       // the game port handed to a wrapped process (0: none)
 	started  time.Time
 	stopping string    // "" or control.StoppedTerminated once SIGTERM was sent
 	killAt   time.Time // when SIGKILL follows the SIGTERM
@@ -50,10 +53,40 @@ type proc struct {
 	readyAsked bool
 }
 
+// signal sends sig to the process (its group), or to the wrapped
+// binary, or asks a wrapped process that runs no binary to end.
+func (p *proc) signal(sig syscall.Signal) {
+	if p.wrap != nil {
+		p.wrap.signal(sig)
+		return
+	}
+	signalGroup(p.cmd, sig)
+}
+
+// osPID is the operating system's process id (0: a wrapped process whose
+// binary has not started).
+func (p *proc) osPID() int {
+	if p.cmd != nil && p.cmd.Process != nil {
+		return p.cmd.Process.Pid
+	}
+	return 0
+}
+
 // exit is a process's end, sent by its waiter goroutine.
 type exit struct {
-	p     *proc
-	state *os.ProcessState
+	p      *proc
+	code   int    // -1 when a signal ended it
+	signal string // the signal that ended it, if any
+	how    string // as the OS words it: "exit status 3", "signal: killed"
+}
+
+// exitOf is the end of p, whose OS process ended with state.
+func exitOf(p *proc, state *os.ProcessState) exit {
+	ex := exit{p: p, code: state.ExitCode(), how: state.String()}
+	if ws, ok := state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		ex.signal = ws.Signal().String()
+	}
+	return ex
 }
 
 // apply makes the slots match a runtime configuration: new slots start
@@ -124,20 +157,25 @@ func (a *Agent) launch(s *slot, now time.Time) {
 		err = checkExecutable(path)
 	}
 	var p *proc
-	if err == nil {
+	switch {
+	case err == nil && a.cfg.Wrap != nil:
+		p, err = a.startWrapped(s, path, args, now)
+	case err == nil:
 		p, err = a.start(s, path, args, now)
 	}
 	if err != nil {
 		a.log.Error("cannot launch server process", "launch_path", s.spec.LaunchPath, "err", err)
 		a.emit(Event{Kind: EvLaunchFailed, Detail: err.Error()})
-		a.reports.add(api.AgentReport{Kind: "INVALID_PATH", LaunchPath: s.spec.LaunchPath})
+		if !errors.As(err, new(setupError)) {
+			a.reports.add(api.AgentReport{Kind: "INVALID_PATH", LaunchPath: s.spec.LaunchPath})
+		}
 		a.delay(s, now)
 		return
 	}
 	s.proc = p
 	a.running++
-	a.log.Info("server process launched", "pid", p.pid, "os_pid", p.cmd.Process.Pid, "launch_path", s.spec.LaunchPath)
-	a.emit(Event{Kind: EvLaunched, PID: p.pid, Detail: s.spec.LaunchPath, OSPID: p.cmd.Process.Pid})
+	a.log.Info("server process launched", "pid", p.pid, "os_pid", p.osPID(), "launch_path", s.spec.LaunchPath, "wrapped", p.wrap != nil)
+	a.emit(Event{Kind: EvLaunched, PID: p.pid, Detail: s.spec.LaunchPath, OSPID: p.osPID()})
 }
 
 func checkExecutable(path string) error {
@@ -172,19 +210,20 @@ func (a *Agent) start(s *slot, path string, args []string, now time.Time) (*proc
 	cmd := exec.Command(path, args...)
 	cmd.Dir = a.cfg.WorkDir
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.Env = append(childEnv(os.Environ()), a.sdkEnv(pid)...)
+	p := &proc{pid: pid, slot: s, cmd: cmd, started: now, token: a.token}
+	cmd.Env = append(append(childEnv(os.Environ()), a.sdkEnv(pid)...), a.localEnv(p, nil)...)
 	ownGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		stdout.Close()
 		stderr.Close()
+		a.dropLocal(p)
 		return nil, err
 	}
-	p := &proc{pid: pid, slot: s, cmd: cmd, started: now, token: a.token}
 	go func() { // ends when the process has exited; the loop drains a.exits until none run
 		cmd.Wait()
 		stdout.Close()
 		stderr.Close()
-		a.exits <- exit{p: p, state: cmd.ProcessState}
+		a.exits <- exitOf(p, cmd.ProcessState)
 	}()
 	return p, nil
 }
@@ -225,167 +264,6 @@ func (a *Agent) delay(s *slot, now time.Time) {
 	a.emit(Event{Kind: EvBackoff, Delay: d, Detail: s.spec.LaunchPath})
 }
 
-// exited handles a process's end: it is reported, and the report's
-// answer says whether the slot's next process starts at once (settle).
-// Until then the slot waits as after a crash, with its backoff (started
-// again from BackoffMin when the process had run StableAfter): so a
-// service that cannot be reached gets no tight loop of launches. A
-// removed slot is dropped instead.
-func (a *Agent) exited(ctx context.Context, ex exit) {
-	p, s, now := ex.p, ex.p.slot, a.cfg.Now()
-	s.proc = nil
-	a.running--
-	rep := api.AgentReport{Kind: "EXITED", ProcessId: p.pid, ExitCode: ex.state.ExitCode(), Stopped: p.stopping}
-	if ws, ok := ex.state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		rep.Signal = ws.Signal().String()
-	}
-	if p.killed {
-		rep.Stopped = "KILLED"
-	}
-	if old := a.reports.add(rep); old != nil {
-		a.log.Warn("too many reports queued; dropping the oldest", "kind", old.Kind, "pid", old.ProcessId)
-		delete(a.ends, old.ProcessId) // its answer will never come
-	}
-	a.log.Info("server process exited", "pid", p.pid, "code", rep.ExitCode, "signal", rep.Signal, "stopped", rep.Stopped, "ran", now.Sub(p.started).String())
-	a.emit(Event{Kind: EvExited, PID: p.pid, Detail: ex.state.String()})
-	if s.removed {
-		if a.slots[s.key] == s { // not replaced by a new slot of the same key
-			delete(a.slots, s.key)
-		}
-		return
-	}
-	if now.Sub(p.started) >= a.cfg.StableAfter {
-		s.backoff.reset()
-	}
-	d := s.backoff.next()
-	s.nextStart = now.Add(d)
-	a.ends[p.pid] = &ending{p: p, how: ex.state.String(), delay: d}
-}
-
-// ending is an exit whose report the service has not answered yet.
-type ending struct {
-	p     *proc
-	how   string        // the exit status, as the OS words it
-	delay time.Duration // the slot's delay if it crashed
-	told  bool          // the delay was already announced (the service was unreachable)
-}
-
-// cleanEnd reports whether a process ended as GameLift expects a game
-// server to: after hosting a game session, or after ProcessReady and
-// ProcessEnding. Anything else (an exit before ProcessReady, or without
-// ProcessEnding and without a game session) is a crash.
-func cleanEnd(r *api.AgentReportResult) bool {
-	return r.HostedGameSession || r.ProcessReady && r.ProcessEnding
-}
-
-// settle applies the service's answer about an exited process (nil: the
-// service refused the report): after a clean end its slot starts a new
-// process at once and its backoff starts again; after a crash the slot
-// keeps its delay, which is announced with the process's last output.
-func (a *Agent) settle(pid string, r *api.AgentReportResult, now time.Time) {
-	e, ok := a.ends[pid]
-	if !ok {
-		return
-	}
-	delete(a.ends, pid)
-	s := e.p.slot
-	if r != nil && cleanEnd(r) {
-		s.backoff.reset()
-		if s.proc != nil || s.removed || a.slots[s.key] != s {
-			return
-		}
-		s.nextStart = now
-		why := "it hosted a game session"
-		if !r.HostedGameSession {
-			why = "it called ProcessEnding"
-		}
-		a.log.Info("server process ended; replacing it at once", "pid", pid, "why", why)
-		a.emit(Event{Kind: EvReplacing, PID: pid, Detail: why})
-		return
-	}
-	if e.told {
-		return
-	}
-	code := ""
-	if r != nil {
-		code = r.EventCode
-	}
-	a.crashed(e, code)
-}
-
-// unanswered announces the delays of the exits the service could not be
-// asked about; a later answer may still start their slots at once.
-func (a *Agent) unanswered() {
-	for _, e := range a.ends {
-		if !e.told {
-			e.told = true
-			a.crashed(e, "")
-		}
-	}
-}
-
-// crashed logs a crashed process with its last lines of output, where
-// the operator looks (the agent's log, anylift dev's terminal), and
-// announces its slot's delay.
-func (a *Agent) crashed(e *ending, code string) {
-	s := e.p.slot
-	args := []any{"pid", e.p.pid, "launch_path", s.spec.LaunchPath, "exit", e.how, "delay", e.delay.String()}
-	if code != "" {
-		args = append(args, "event", code)
-	}
-	a.log.Warn("server process crashed; next launch delayed", args...)
-	for _, stream := range []string{"stdout", "stderr"} {
-		path := filepath.Join(a.cfg.LogDir, e.p.pid+"."+stream+".log")
-		for _, line := range lastLines(path, outputLines, outputBytes) {
-			// Game servers often print their command line or settings:
-			// the auth token they were given stays out of the log.
-			a.log.Warn("crashed server process output", "pid", e.p.pid, "stream", stream, "line", sdkwire.RedactToken(line, e.p.token))
-		}
-	}
-	a.emit(Event{Kind: EvBackoff, PID: e.p.pid, Delay: e.delay, Detail: s.spec.LaunchPath})
-}
-
-// How much of a crashed process's output is logged: its last lines of
-// each stream, read from at most the last outputBytes of its log file.
-const (
-	outputLines = 10
-	outputBytes = 4 << 10
-)
-
-// lastLines returns up to n last non-empty lines of the file at path,
-// read from its last limit bytes; none when it cannot be read.
-func lastLines(path string, n int, limit int64) []string {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil
-	}
-	off := st.Size() - limit
-	if off < 0 {
-		off = 0
-	}
-	buf := make([]byte, st.Size()-off)
-	k, _ := f.ReadAt(buf, off)
-	lines := strings.Split(string(buf[:k]), "\n")
-	if off > 0 && len(lines) > 1 {
-		lines = lines[1:] // the first may be cut
-	}
-	var out []string
-	for _, l := range lines {
-		if l = strings.TrimRight(l, "\r"); strings.TrimSpace(l) != "" {
-			out = append(out, l)
-		}
-	}
-	if len(out) > n {
-		out = out[len(out)-n:]
-	}
-	return out
-}
-
 // reportReadyTimeout is the report kind asking the service whether a
 // process called ProcessReady (control.ReportReadyTimeout).
 const reportReadyTimeout = "READY_TIMEOUT"
@@ -424,7 +302,7 @@ func (a *Agent) stop(p *proc, now time.Time, why string) {
 	p.killAt = now.Add(a.cfg.StopTimeout)
 	a.log.Info("stopping server process", "pid", p.pid, "why", why)
 	a.emit(Event{Kind: EvStopping, PID: p.pid, Detail: why})
-	signalGroup(p.cmd, syscall.SIGTERM)
+	p.signal(syscall.SIGTERM)
 }
 
 // killOverdue kills the processes that outlived their StopTimeout.
@@ -433,7 +311,7 @@ func (a *Agent) killOverdue(now time.Time) {
 		if p := s.proc; p != nil && p.stopping != "" && !p.killed && !now.Before(p.killAt) {
 			p.killed = true
 			a.log.Warn("server process did not stop in time; killing it", "pid", p.pid)
-			signalGroup(p.cmd, syscall.SIGKILL)
+			p.signal(syscall.SIGKILL)
 		}
 	}
 }
@@ -456,6 +334,8 @@ func (a *Agent) stopAll() {
 		select {
 		case ex := <-a.exits:
 			a.exited(context.Background(), ex)
+		case n := <-a.notes:
+			a.noted(n)
 		case <-timer:
 			a.killOverdue(a.cfg.Now())
 		}

@@ -54,6 +54,7 @@ func (a *Agent) register(ctx context.Context) error {
 		return err
 	}
 	a.sdkEndpoint = aws.ToString(out.Compute.GameLiftServiceSdkEndpoint)
+	a.shareCreds()
 	a.svcBackoff.reset()
 	a.log.Info("compute registered", "sdk_endpoint", a.sdkEndpoint, "location", a.cfg.Location, "ip", a.cfg.IPAddress)
 	a.emit(Event{Kind: EvRegistered, Detail: a.sdkEndpoint})
@@ -99,6 +100,7 @@ func (a *Agent) refreshToken(ctx context.Context, now time.Time) {
 	a.svcBackoff.reset()
 	a.token = aws.ToString(out.AuthToken)
 	a.tokenExpiry = aws.ToTime(out.ExpirationTimestamp)
+	a.shareCreds()
 	life := a.tokenExpiry.Sub(now)
 	if life < 2*time.Second {
 		life = 2 * time.Second

@@ -64,7 +64,7 @@ func DecodeAgentReport(body []byte) (*AgentReport, error) {
 func (h *Handler) ServeAgentReport(w http.ResponseWriter, r *http.Request) {
 	reqID := h.newID()
 	fail := func(ex exception, msg string) { h.writeError(w, wire.JSON, reqID, ex, msg) }
-	body, err := h.readBody(w, r, 64<<10)
+	signed, body, err := h.readBody(w, r, 64<<10)
 	if err != nil {
 		w.Header().Set("Connection", "close") // the body is not drained
 		var ae *authError
@@ -75,9 +75,19 @@ func (h *Handler) ServeAgentReport(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
+	if ae := h.admit(signed); ae != nil {
+		fail(exception{ae.code, ae.status}, ae.message)
+		return
+	}
 	rep, err := DecodeAgentReport(body)
 	if err != nil {
 		fail(exceptions[game.InvalidRequest], err.Error())
+		return
+	}
+	// A report is what an agent does for the compute it registered: a
+	// key limited by a policy needs RegisterCompute on the fleet.
+	if ae := h.authorize(signed, "RegisterCompute", &wire.RegisterComputeInput{FleetId: &rep.FleetId}); ae != nil {
+		fail(exception{ae.code, ae.status}, ae.message)
 		return
 	}
 	res, err := h.svc.ReportProcess(r.Context(), control.ProcessReport{

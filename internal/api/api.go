@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/anylift/anylift/internal/access"
 	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/wire"
@@ -30,7 +31,9 @@ const (
 )
 
 // handler runs one operation on a raw body and returns its output shape.
-type handler func(ctx context.Context, p wire.Protocol, body []byte) (any, error)
+// authorize, when not nil, is asked whether the decoded and validated
+// input may go on (a key limited by a policy).
+type handler func(ctx context.Context, p wire.Protocol, body []byte, authorize func(in any) error) (any, error)
 
 // Observer hears about every finished API request (for metrics).
 type Observer func(op string, code string, elapsed time.Duration)
@@ -44,6 +47,8 @@ type Handler struct {
 	observe  Observer
 	newID    func() string
 	unauth   *budget
+	limiter  *access.Limiter
+	account  game.Account
 }
 
 // Options configure a Handler.
@@ -55,12 +60,15 @@ type Options struct {
 	// before their signature is checked (DefaultUnauthenticatedBytes
 	// when zero).
 	UnauthenticatedBytes int64
+	// Limiter limits each key's requests once their signature is
+	// verified (nil: no limit).
+	Limiter *access.Limiter
 }
 
 // New returns the API handler over svc.
 func New(svc *control.Service, o Options) *Handler {
 	h := &Handler{ops: operations(svc), svc: svc, verifier: o.Verifier, log: o.Log, observe: o.Observe, newID: game.NewUUID,
-		unauth: &budget{max: o.UnauthenticatedBytes}}
+		unauth: &budget{max: o.UnauthenticatedBytes}, limiter: o.Limiter, account: svc.Config().Account}
 	if h.unauth.max <= 0 {
 		h.unauth.max = DefaultUnauthenticatedBytes
 	}
@@ -142,7 +150,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) serve(w http.ResponseWriter, r *http.Request, p wire.Protocol, op, reqID string) (any, error) {
-	body, err := h.readBody(w, r, MaxBodyBytes)
+	signed, body, err := h.readBody(w, r, MaxBodyBytes)
 	if err != nil {
 		// The body was not read in full, and is not kept: the connection
 		// closes after the answer (readBody discarded, within bounds, a
@@ -158,6 +166,9 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, p wire.Protocol,
 		}
 		return nil, err
 	}
+	if ae := h.admit(signed); ae != nil {
+		return nil, ae
+	}
 	run, ok := h.ops[op]
 	if !ok {
 		if _, modeled := wire.OperationErrors[op]; modeled {
@@ -165,7 +176,17 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, p wire.Protocol,
 		}
 		return nil, &authError{"UnknownOperationException", http.StatusBadRequest, "unknown operation " + op}
 	}
-	return run(r.Context(), p, body)
+	var authorize func(any) error
+	if signed.key != nil && signed.key.Policy != nil {
+		authorize = func(in any) error {
+			if ae := h.authorize(signed, op, in); ae != nil {
+				h.log.Info("access denied", "op", op, "request_id", reqID, "access_key_id", signed.accessKey)
+				return ae
+			}
+			return nil
+		}
+	}
+	return run(r.Context(), p, body, authorize)
 }
 
 // routeError is a request that cannot be routed to an operation.
@@ -223,9 +244,11 @@ func (h *Handler) writeError(w http.ResponseWriter, p wire.Protocol, reqID strin
 }
 
 // op adapts an operation method to a handler: decode, normalize (the few
-// inputs that accept another spelling of an enum value), validate, call.
+// inputs that accept another spelling of an enum value), validate,
+// authorize (when the key has a policy: the resources come from the
+// input), call.
 func op[In any, Out any](fn func(context.Context, *In) (*Out, error)) handler {
-	return func(ctx context.Context, p wire.Protocol, body []byte) (any, error) {
+	return func(ctx context.Context, p wire.Protocol, body []byte, authorize func(any) error) (any, error) {
 		in := new(In)
 		if err := wire.Decode(p, body, in); err != nil {
 			return nil, game.Errorf(game.InvalidRequest, "%s", err.Error())
@@ -236,6 +259,11 @@ func op[In any, Out any](fn func(context.Context, *In) (*Out, error)) handler {
 		if v, ok := any(in).(interface{ Validate() error }); ok {
 			if err := v.Validate(); err != nil {
 				return nil, game.Errorf(game.InvalidRequest, "%s", err.Error())
+			}
+		}
+		if authorize != nil {
+			if err := authorize(in); err != nil {
+				return nil, err
 			}
 		}
 		out, err := fn(ctx, in)

@@ -55,7 +55,8 @@ func unavailable(message string) *authError {
 	return &authError{"InternalServiceException", http.StatusServiceUnavailable, message}
 }
 
-// readBody authenticates r and reads its body: what can be checked from
+// readBody authenticates r and reads its body, and returns who signed
+// it with the body: what can be checked from
 // the headers is checked before a byte of the body is read; a body whose
 // signature can only be checked once it is read holds the unauthenticated
 // budget while it is read, beyond FreeBodyBytes.
@@ -65,15 +66,15 @@ func unavailable(message string) *authError {
 // discarded first, within bounds (linger): a client that sends its whole
 // body before reading the answer, as most do, then hears the answer
 // rather than a reset.
-func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, max int64) ([]byte, error) {
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, max int64) (*Signed, []byte, error) {
 	if r.ContentLength > max {
 		linger(w, r)
-		return nil, game.Errorf(game.InvalidRequest, "request body exceeds %d bytes", max)
+		return nil, nil, game.Errorf(game.InvalidRequest, "request body exceeds %d bytes", max)
 	}
 	signed, aerr := h.verifier.PreVerify(r)
 	if aerr != nil {
 		linger(w, r)
-		return nil, aerr
+		return nil, nil, aerr
 	}
 	if !signed.Authenticated() {
 		need := r.ContentLength
@@ -83,19 +84,19 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, max int64) ([
 		if need > FreeBodyBytes {
 			if !h.unauth.take(need) {
 				linger(w, r)
-				return nil, unavailable("Too many unauthenticated request bytes in flight on this node; retry shortly.")
+				return nil, nil, unavailable("Too many unauthenticated request bytes in flight on this node; retry shortly.")
 			}
 			defer h.unauth.give(need)
 		}
 	}
 	body, err := readAll(r, max)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if aerr := h.verifier.Finish(r, signed, body); aerr != nil {
-		return nil, aerr
+		return nil, nil, aerr
 	}
-	return body, nil
+	return signed, body, nil
 }
 
 // readAll reads r's body, of at most max bytes: into a buffer of its

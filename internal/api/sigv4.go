@@ -11,6 +11,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+
+	"github.com/anylift/anylift/internal/access"
 )
 
 // SigningName is the SigV4 service name of GameLift.
@@ -43,11 +45,17 @@ func invalidSignature(msg string) *authError {
 	return &authError{"InvalidSignatureException", http.StatusForbidden, msg}
 }
 
+// Keys finds the access keys requests may be signed with (an
+// *access.Keyring, or an *access.Set).
+type Keys interface {
+	Key(id string) (*access.Key, bool)
+}
+
 // Verifier checks SigV4 signatures against known credentials, recomputing
 // them with the AWS SDK's own signer.
 type Verifier struct {
-	// Secrets maps access key ids to secret keys.
-	Secrets map[string]string
+	// Keys are the access keys accepted; nil accepts none.
+	Keys Keys
 	// AnyCredentials accepts any well-formed signature from any key. For
 	// local development only.
 	AnyCredentials bool
@@ -114,24 +122,28 @@ func parseAuthorization(h string) (*authHeader, *authError) {
 }
 
 // Verify authenticates r, whose body has been read into body. It returns
-// the access key id on success.
-func (v *Verifier) Verify(r *http.Request, body []byte) (string, *authError) {
+// the access key id on success, and the key (nil when any credentials
+// are accepted: every right).
+func (v *Verifier) Verify(r *http.Request, body []byte) (string, *access.Key, *authError) {
 	pre, aerr := v.PreVerify(r)
 	if aerr != nil {
-		return "", aerr
+		return "", nil, aerr
 	}
 	if aerr := v.Finish(r, pre, body); aerr != nil {
-		return "", aerr
+		return "", nil, aerr
 	}
-	return pre.accessKey, nil
+	return pre.accessKey, pre.key, nil
 }
 
 // Signed is what PreVerify learned from a request's headers.
 type Signed struct {
 	accessKey string
-	a         *authHeader
-	secret    string
-	signTime  time.Time
+	// key is the access key signing, with its rights and rate; nil when
+	// any credentials are accepted.
+	key      *access.Key
+	a        *authHeader
+	secret   string
+	signTime time.Time
 	// claimed is the payload hash of X-Amz-Content-Sha256 the signature
 	// was verified over, "" when it was not sent.
 	claimed string
@@ -191,11 +203,15 @@ func (v *Verifier) PreVerify(r *http.Request) (*Signed, *authError) {
 	if signTime.After(t.Add(MaxClockSkew)) {
 		return nil, invalidSignature("Signature not yet current: " + dateHeader + " is still later than " + t.Add(MaxClockSkew).Format(amzDateFormat) + " (" + t.Format(amzDateFormat) + " + 15 min.)")
 	}
-	secret, ok := v.Secrets[a.accessKey]
+	var key *access.Key
+	ok := false
+	if v.Keys != nil {
+		key, ok = v.Keys.Key(a.accessKey)
+	}
 	if !ok {
 		return nil, &authError{"UnrecognizedClientException", http.StatusForbidden, "The security token included in the request is invalid."}
 	}
-	s := &Signed{accessKey: a.accessKey, a: a, secret: secret, signTime: signTime}
+	s := &Signed{accessKey: a.accessKey, key: key, a: a, secret: key.Secret, signTime: signTime}
 	if claimed := r.Header.Get("X-Amz-Content-Sha256"); isHexHash(claimed) {
 		if aerr := v.check(r, s, claimed); aerr != nil {
 			return nil, aerr

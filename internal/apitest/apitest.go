@@ -85,12 +85,21 @@ func Backends(t *testing.T) map[string][]Option {
 	return out
 }
 
+// WithCredentialsFile has the server read more keys, with their rights,
+// from the credentials file at path.
+func WithCredentialsFile(path string) Option {
+	return func(c *server.Config) { c.CredentialsFile = path }
+}
+
 // Client is the AWS SDK for Go v2 GameLift client, speaking CBOR to e.
-func (e *Env) Client() *gamelift.Client {
+func (e *Env) Client() *gamelift.Client { return e.ClientAs(AccessKey, SecretKey) }
+
+// ClientAs is Client signing with another key pair.
+func (e *Env) ClientAs(accessKey, secretKey string) *gamelift.Client {
 	return gamelift.New(gamelift.Options{
 		Region:           Region,
 		BaseEndpoint:     aws.String(e.URL),
-		Credentials:      credentials.NewStaticCredentialsProvider(AccessKey, SecretKey, ""),
+		Credentials:      credentials.NewStaticCredentialsProvider(accessKey, secretKey, ""),
 		RetryMaxAttempts: 1,
 	})
 }
@@ -123,8 +132,14 @@ func (r *Response) ErrorType(t testing.TB) string {
 // returns the raw answer. body may be a string of JSON or any value.
 func (e *Env) CallJSON(t testing.TB, op string, body any) *Response {
 	t.Helper()
+	return e.CallJSONAs(t, AccessKey, SecretKey, op, body)
+}
+
+// CallJSONAs is CallJSON signing with another key pair.
+func (e *Env) CallJSONAs(t testing.TB, accessKey, secretKey, op string, body any) *Response {
+	t.Helper()
 	req := e.NewJSONRequest(t, op, body)
-	Sign(t, req, AccessKey, SecretKey, time.Now())
+	Sign(t, req, accessKey, secretKey, time.Now())
 	return e.Do(t, req)
 }
 

@@ -82,13 +82,22 @@ func (e *connectError) Error() string {
 // service "gamelift", and returns the answer's body. An error answer is a
 // *serviceError; no answer at all is a *connectError.
 func (t *target) call(ctx context.Context, op string, body []byte) ([]byte, error) {
-	url := strings.TrimRight(t.endpoint, "/") + "/"
+	return t.post(ctx, "/", op, body, func(h http.Header) {
+		h.Set("Content-Type", wire.ContentTypeJSON)
+		h.Set("X-Amz-Target", "GameLift."+op)
+	})
+}
+
+// post sends body to path (below the endpoint) for operation op, with the
+// headers set sets, signed with SigV4 for service "gamelift"; it answers as
+// call does.
+func (t *target) post(ctx context.Context, path, op string, body []byte, set func(http.Header)) ([]byte, error) {
+	url := strings.TrimRight(t.endpoint, "/") + path
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return nil, usagef("--endpoint-url %q: %v", t.endpoint, err)
 	}
-	req.Header.Set("Content-Type", wire.ContentTypeJSON)
-	req.Header.Set("X-Amz-Target", "GameLift."+op)
+	set(req.Header)
 	sum := sha256.Sum256(body)
 	if err := v4.NewSigner().SignHTTP(ctx, t.creds, req, hex.EncodeToString(sum[:]), "gamelift", t.region, t.now()); err != nil {
 		return nil, fmt.Errorf("signing the request: %w", err)

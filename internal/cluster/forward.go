@@ -21,6 +21,7 @@ import (
 const (
 	PushPath       = "/node/v1/push"
 	DisconnectPath = "/node/v1/disconnect"
+	PingPath       = "/node/v1/ping"
 )
 
 // maxBody bounds a forwarded request.
@@ -71,7 +72,31 @@ func Handler(v *Verifier, local Local, log *slog.Logger) http.Handler {
 			answer(w, local.DisconnectLocal(m.ref(), m.Reason))
 		}
 	})
+	mux.HandleFunc("POST "+PingPath, func(w http.ResponseWriter, r *http.Request) {
+		if _, err := v.CheckHeaders(r); err != nil {
+			refuse(w, r, err, log)
+			return
+		}
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 4096))
+		if err != nil {
+			http.Error(w, "body too large", http.StatusRequestEntityTooLarge)
+			return
+		}
+		if err := v.Verify(r, body); err != nil {
+			refuse(w, r, err, log)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
 	return mux
+}
+
+// refuse answers a request whose signature does not hold with 401 and
+// logs it (without its content).
+func refuse(w http.ResponseWriter, r *http.Request, err error, log *slog.Logger) {
+	log.Warn("refused a node request", "remote", r.RemoteAddr, "path", r.URL.Path, "reason", err)
+	w.Header().Set("Connection", "close")
+	http.Error(w, "unauthorized: "+err.Error(), http.StatusUnauthorized)
 }
 
 func (m *message) ref() control.ProcessRef {
@@ -80,9 +105,7 @@ func (m *message) ref() control.ProcessRef {
 
 func readSigned(w http.ResponseWriter, r *http.Request, v *Verifier, log *slog.Logger) (*message, bool) {
 	if _, err := v.CheckHeaders(r); err != nil { // before reading a body
-		log.Warn("refused a node request", "remote", r.RemoteAddr, "path", r.URL.Path, "reason", err)
-		w.Header().Set("Connection", "close")
-		http.Error(w, "unauthorized: "+err.Error(), http.StatusUnauthorized)
+		refuse(w, r, err, log)
 		return nil, false
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
@@ -91,8 +114,7 @@ func readSigned(w http.ResponseWriter, r *http.Request, v *Verifier, log *slog.L
 		return nil, false
 	}
 	if err := v.Verify(r, body); err != nil {
-		log.Warn("refused a node request", "remote", r.RemoteAddr, "path", r.URL.Path, "reason", err)
-		http.Error(w, "unauthorized: "+err.Error(), http.StatusUnauthorized)
+		refuse(w, r, err, log)
 		return nil, false
 	}
 	var m message
@@ -209,4 +231,38 @@ func (c *Client) send(ctx context.Context, base, path string, m message) (bool, 
 		return false, err
 	}
 	return r.Delivered, nil
+}
+
+// ErrRefused is returned by Ping when the other node refused this node's
+// signature: the nodes do not share one secret, or their clocks are
+// further apart than the signing window.
+var ErrRefused = errors.New("refused this node's signature")
+
+// Ping checks that the node at base answers and accepts this node's
+// signature. A node too old to know the ping answers 404, which counts as
+// an answer: nil.
+func (c *Client) Ping(ctx context.Context, base, from string) error {
+	body, err := json.Marshal(struct{ From string }{from})
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+PingPath, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	sign(req, c.secret, c.now(), body)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	switch resp.StatusCode {
+	case http.StatusNoContent, http.StatusOK, http.StatusNotFound:
+		return nil
+	case http.StatusUnauthorized:
+		return fmt.Errorf("%w (%s)", ErrRefused, strings.TrimSpace(strings.TrimPrefix(string(b), "unauthorized: ")))
+	}
+	return fmt.Errorf("node %s answered %d: %s", base, resp.StatusCode, strings.TrimSpace(string(b)))
 }

@@ -8,74 +8,97 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"net/http"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/anylift/anylift/internal/access"
 )
 
 // Sign-in. The console accepts the API's credentials: an access key id
-// and its secret key, compared with the server's configured pairs. A
-// signed-in browser holds a session cookie, "<key id>|<expiry>|<nonce>"
-// and its HMAC-SHA256, HttpOnly, SameSite=Strict, limited to /console.
-// The HMAC key is derived from the configured secrets, so every node
-// sharing them accepts the cookie and rotating them signs everyone out.
-// Each form that changes state carries a CSRF token, the HMAC of the
-// cookie's nonce, and the request must come from the console's own
-// origin (http.CrossOriginProtection).
+// and its secret key, compared with the server's keys. A signed-in
+// browser holds a session cookie, "<key id>|<expiry>|<nonce>" and its
+// HMAC-SHA256, HttpOnly, SameSite=Strict, limited to /console. The HMAC
+// key is derived from the key's id and secret, so every node sharing the
+// key accepts the cookie, and rotating or revoking the key (the
+// credentials file is re-read when it changes) signs its sessions out at
+// once. Each form that changes state carries a CSRF token, the HMAC of
+// the cookie's nonce, and the request must come from the console's own
+// origin (http.CrossOriginProtection). A signed-in key has the rights its
+// policy gives it, page by page (rights.go).
 
 const (
 	cookieName  = "anylift_console"
 	sessionLife = 12 * time.Hour
 )
 
+// Keys finds access keys by id (an *access.Keyring).
+type Keys interface {
+	Key(id string) (*access.Key, bool)
+}
+
 // session is a verified session cookie.
 type session struct {
 	KeyID string
 	Nonce string
+	// Key is the signed-in key with its rights; nil when any credentials
+	// are accepted (development): every right.
+	Key *access.Key
+	mac []byte // the key the cookie was signed with
 }
 
 // signer signs and checks cookies and CSRF tokens.
 type signer struct {
-	key []byte
+	keys Keys
+	// open: any key id is accepted (development); keys not in keys
+	// sign with random, so cookies last as long as the process.
+	open   bool
+	random []byte
 }
 
-// newSigner derives the key from the credentials; with none (any
-// credentials accepted), the key is random, so cookies last as long as
-// the process.
-func newSigner(creds map[string]string) *signer {
-	mac := hmac.New(sha256.New, []byte("anylift console session key v1"))
-	if len(creds) == 0 {
-		b := make([]byte, 32)
-		rand.Read(b)
-		mac.Write(b)
-	}
-	ids := make([]string, 0, len(creds))
-	for id := range creds {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
-		mac.Write([]byte(id + "\x00" + creds[id] + "\x00"))
-	}
-	return &signer{key: mac.Sum(nil)}
+func newSigner(keys Keys, open bool) *signer {
+	s := &signer{keys: keys, open: open, random: make([]byte, 32)}
+	rand.Read(s.random)
+	return s
 }
 
-func (s *signer) mac(parts ...string) string {
-	m := hmac.New(sha256.New, s.key)
+// macKey is the HMAC key of keyID's sessions, and the key: derived from
+// the key's secret, or random for an unknown key when open. ok is false
+// for an unknown key otherwise.
+func (s *signer) macKey(keyID string) (mac []byte, key *access.Key, ok bool) {
+	if s.keys != nil {
+		if k, found := s.keys.Key(keyID); found {
+			m := hmac.New(sha256.New, []byte("anylift console session key v2"))
+			m.Write([]byte(k.ID + "\x00" + k.Secret))
+			return m.Sum(nil), k, true
+		}
+	}
+	if s.open {
+		return s.random, nil, true
+	}
+	return nil, nil, false
+}
+
+func sum(key []byte, parts ...string) string {
+	m := hmac.New(sha256.New, key)
 	m.Write([]byte(strings.Join(parts, "\x00")))
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
 
-// issue returns a cookie value for keyID valid until exp.
+// issue returns a cookie value for keyID valid until exp ("" for a key
+// it does not know).
 func (s *signer) issue(keyID string, exp time.Time) string {
+	mac, _, ok := s.macKey(keyID)
+	if !ok {
+		return ""
+	}
 	nb := make([]byte, 16)
 	rand.Read(nb)
 	payload := keyID + "|" + strconv.FormatInt(exp.Unix(), 10) + "|" + hex.EncodeToString(nb)
-	return base64.RawURLEncoding.EncodeToString([]byte(payload)) + "." + s.mac("session", payload)
+	return base64.RawURLEncoding.EncodeToString([]byte(payload)) + "." + sum(mac, "session", payload)
 }
 
-// verify checks a cookie value at now.
+// verify checks a cookie value at now, against the key as it is now.
 func (s *signer) verify(v string, now time.Time) (*session, bool) {
 	enc, sig, ok := strings.Cut(v, ".")
 	if !ok {
@@ -86,33 +109,37 @@ func (s *signer) verify(v string, now time.Time) (*session, bool) {
 		return nil, false
 	}
 	payload := string(raw)
-	if !hmac.Equal([]byte(sig), []byte(s.mac("session", payload))) {
-		return nil, false
-	}
 	parts := strings.Split(payload, "|")
 	if len(parts) != 3 {
+		return nil, false
+	}
+	mac, key, ok := s.macKey(parts[0])
+	if !ok || !hmac.Equal([]byte(sig), []byte(sum(mac, "session", payload))) {
 		return nil, false
 	}
 	exp, err := strconv.ParseInt(parts[1], 10, 64)
 	if err != nil || now.Unix() >= exp {
 		return nil, false
 	}
-	return &session{KeyID: parts[0], Nonce: parts[2]}, true
+	return &session{KeyID: parts[0], Nonce: parts[2], Key: key, mac: mac}, true
 }
 
 // csrf is the token forms of this session carry.
-func (s *signer) csrf(sess *session) string { return s.mac("csrf", sess.Nonce) }
+func (s *signer) csrf(sess *session) string { return sum(sess.mac, "csrf", sess.Nonce) }
 
 func (s *signer) checkCSRF(sess *session, token string) bool {
 	return sess != nil && hmac.Equal([]byte(token), []byte(s.csrf(sess)))
 }
 
-// credentialsOK compares a key pair with the configured ones in constant
+// credentialsOK compares a key pair with the server's keys in constant
 // time (per pair).
-func credentialsOK(creds map[string]string, keyID, secret string) bool {
-	want, ok := creds[keyID]
-	if !ok {
-		want = "\x00never"
+func credentialsOK(keys Keys, keyID, secret string) bool {
+	want, ok := "\x00never", false
+	if keys != nil {
+		var k *access.Key
+		if k, ok = keys.Key(keyID); ok {
+			want = k.Secret
+		}
 	}
 	eq := subtle.ConstantTimeCompare([]byte(want), []byte(secret)) == 1
 	return ok && eq && secret != ""

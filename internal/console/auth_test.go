@@ -4,10 +4,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/anylift/anylift/internal/access"
 )
 
+func keys(pairs map[string]string) Keys { return access.Static(pairs) }
+
 func TestSessionCookie(t *testing.T) {
-	s := newSigner(map[string]string{"AKID": "secret"})
+	s := newSigner(keys(map[string]string{"AKID": "secret", "OTHER": "other"}), false)
 	now := time.Unix(1_800_000_000, 0)
 	v := s.issue("AKID", now.Add(time.Hour))
 	sess, ok := s.verify(v, now)
@@ -17,8 +21,21 @@ func TestSessionCookie(t *testing.T) {
 	if _, ok := s.verify(v, now.Add(time.Hour)); ok {
 		t.Error("an expired cookie verified")
 	}
-	if _, ok := newSigner(map[string]string{"AKID": "rotated"}).verify(v, now); ok {
+	if _, ok := newSigner(keys(map[string]string{"AKID": "rotated"}), false).verify(v, now); ok {
 		t.Error("a cookie verified after the secret changed")
+	}
+	if _, ok := newSigner(keys(map[string]string{"OTHER": "other"}), false).verify(v, now); ok {
+		t.Error("a cookie verified after its key was revoked")
+	}
+	if sess2, ok := newSigner(keys(map[string]string{"AKID": "secret"}), false).verify(v, now); !ok || sess2.Key == nil || sess2.Key.ID != "AKID" {
+		t.Error("a cookie did not verify on another node with the same key (or without its key)")
+	}
+	if s.issue("UNKNOWN", now.Add(time.Hour)) != "" {
+		t.Error("a cookie issued for an unknown key")
+	}
+	dev := newSigner(keys(nil), true)
+	if d, ok := dev.verify(dev.issue("dev", now.Add(time.Hour)), now); !ok || d.Key != nil {
+		t.Errorf("development session: %+v %v", d, ok)
 	}
 	enc, sig, _ := strings.Cut(v, ".")
 	if _, ok := s.verify(enc[:len(enc)-2]+"AA."+sig, now); ok {
@@ -31,7 +48,7 @@ func TestSessionCookie(t *testing.T) {
 }
 
 func TestCredentials(t *testing.T) {
-	creds := map[string]string{"AKID": "secret"}
+	creds := keys(map[string]string{"AKID": "secret"})
 	for _, c := range []struct {
 		id, secret string
 		ok         bool
@@ -40,7 +57,7 @@ func TestCredentials(t *testing.T) {
 			t.Errorf("credentialsOK(%q, %q) = %v", c.id, c.secret, got)
 		}
 	}
-	if credentialsOK(map[string]string{"AKID": ""}, "AKID", "") {
+	if credentialsOK(keys(map[string]string{"AKID": ""}), "AKID", "") {
 		t.Error("an empty secret signed in")
 	}
 }
@@ -59,7 +76,7 @@ func TestSafeNext(t *testing.T) {
 // FuzzVerifyCookie: no cookie value crashes the verifier, and what
 // verifies is a session the signer issued (for the only key id it signed).
 func FuzzVerifyCookie(f *testing.F) {
-	s := newSigner(map[string]string{"AKID": "secret"})
+	s := newSigner(keys(map[string]string{"AKID": "secret"}), false)
 	now := time.Unix(1_800_000_000, 0)
 	good := s.issue("AKID", now.Add(time.Hour))
 	for _, seed := range []string{good, "", ".", "a.b", "QUtJRHwxfDI.x", good + "x", strings.Repeat("|", 50)} {

@@ -39,9 +39,10 @@ type Config struct {
 	Store     store.Store
 	Service   *control.Service
 	Snapshots *metrics.Snapshots
-	// Credentials are the API's key pairs, accepted at sign-in;
-	// AnyCredentials opens the console without sign-in (development).
-	Credentials    map[string]string
+	// Keys are the API's access keys, accepted at sign-in with their
+	// rights; AnyCredentials opens the console without sign-in
+	// (development).
+	Keys           Keys
 	AnyCredentials bool
 	Now            func() time.Time
 	Log            *slog.Logger
@@ -53,6 +54,9 @@ type Page struct {
 	Path    string
 	Title   string
 	Handler http.Handler
+	// Action, when set, is the GameLift action ("DescribeFleetEvents") a
+	// key's policy must allow on "*" to see the page.
+	Action string
 }
 
 // Console serves /console/.
@@ -75,7 +79,7 @@ func New(cfg Config) *Console {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	c := &Console{cfg: cfg, signer: newSigner(cfg.Credentials), cop: http.NewCrossOriginProtection(),
+	c := &Console{cfg: cfg, signer: newSigner(cfg.Keys, cfg.AnyCredentials), cop: http.NewCrossOriginProtection(),
 		pages: parseTemplates(), mux: http.NewServeMux()}
 	c.nav = []Page{{Path: "/console/fleets", Title: "Fleets"}, {Path: "/console/locations", Title: "Locations"},
 		{Path: "/console/queues", Title: "Queues"}, {Path: "/console/placements", Title: "Placements"}}
@@ -118,8 +122,12 @@ func (c *Console) AddPage(p Page) {
 	c.mu.Lock()
 	c.nav = append(c.nav, p)
 	c.mu.Unlock()
-	c.mux.Handle(p.Path, c.signedIn(p.Handler))
-	c.mux.Handle(strings.TrimSuffix(p.Path, "/")+"/", c.signedIn(p.Handler))
+	var needs []right
+	if p.Action != "" {
+		needs = []right{{p.Action, anyResource}}
+	}
+	c.mux.Handle(p.Path, c.signedIn(p.Handler, needs...))
+	c.mux.Handle(strings.TrimSuffix(p.Path, "/")+"/", c.signedIn(p.Handler, needs...))
 }
 
 // ServeHTTP implements http.Handler.
@@ -135,10 +143,11 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 type ctxKey struct{}
 
 // signedIn lets through requests with a session (one is made at once in
-// development mode); others go to the sign-in page, or get 401 when they
-// are the page's background fetches. POSTs must come from the console's
-// origin and carry the session's CSRF token.
-func (c *Console) signedIn(h http.Handler) http.Handler {
+// development mode) whose key has the rights needs names; others go to
+// the sign-in page, or get 401 when they are the page's background
+// fetches, or 403 when the key lacks a right. POSTs must come from the
+// console's origin and carry the session's CSRF token.
+func (c *Console) signedIn(h http.Handler, needs ...right) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sess := c.sessionOf(r)
 		if sess == nil && c.cfg.AnyCredentials {
@@ -161,6 +170,11 @@ func (c *Console) signedIn(h http.Handler) http.Handler {
 				c.fail(w, r, http.StatusForbidden, "The form's security token is missing or stale. Reload the page and try again.")
 				return
 			}
+		}
+		if msg := c.refused(r, sess, needs); msg != "" {
+			c.cfg.Log.Info("console access denied", "path", r.URL.Path, "access_key_id", sess.KeyID)
+			c.fail(w, r, http.StatusForbidden, msg)
+			return
 		}
 		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, sess)))
 	})

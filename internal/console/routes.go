@@ -14,25 +14,27 @@ func (c *Console) routes() {
 	m.Handle("GET /console/static/", http.StripPrefix("/console/", http.FileServerFS(staticFS)))
 	m.HandleFunc("GET /console/signin", c.signinPage)
 	m.HandleFunc("POST /console/signin", c.signin)
-	auth := func(pattern string, fn http.HandlerFunc) { m.Handle(pattern, c.signedIn(fn)) }
+	// Each page needs what the API calls showing or doing the same need,
+	// on the same resources.
+	auth := func(pattern string, fn http.HandlerFunc, needs ...right) { m.Handle(pattern, c.signedIn(fn, needs...)) }
 	auth("POST /console/signout", c.signout)
 	auth("GET /console", redirectTo("/console/fleets"))
 	auth("GET /console/{$}", redirectTo("/console/fleets"))
-	auth("GET /console/fleets", c.fleets)
-	auth("GET /console/fleets/{id}", c.fleet)
-	auth("GET /console/fleets/{id}/metrics.json", c.fleetMetrics)
-	auth("GET /console/fleets/{id}/computes", c.computes)
-	auth("POST /console/fleets/{id}/computes/deregister", c.deregister)
-	auth("GET /console/fleets/{id}/sessions", c.sessions)
-	auth("GET /console/session", c.session)
-	auth("POST /console/session/terminate", c.terminate)
-	auth("GET /console/locations", c.locations)
-	auth("GET /console/queues", c.queues)
-	auth("GET /console/queues/{name}", c.queue)
-	auth("GET /console/queues/{name}/metrics.json", c.queueMetrics)
-	auth("GET /console/placements", c.placements)
-	auth("GET /console/placement", c.placement)
-	auth("POST /console/placement/stop", c.stopPlacement)
+	auth("GET /console/fleets", c.fleets, right{"DescribeFleetAttributes", anyResource})
+	auth("GET /console/fleets/{id}", c.fleet, right{"DescribeFleetAttributes", fleetInPath}, right{"DescribeFleetEvents", fleetInPath})
+	auth("GET /console/fleets/{id}/metrics.json", c.fleetMetrics, right{"DescribeFleetUtilization", fleetInPath})
+	auth("GET /console/fleets/{id}/computes", c.computes, right{"ListCompute", fleetInPath})
+	auth("POST /console/fleets/{id}/computes/deregister", c.deregister, right{"DeregisterCompute", fleetInPath})
+	auth("GET /console/fleets/{id}/sessions", c.sessions, right{"DescribeGameSessions", fleetInPath})
+	auth("GET /console/session", c.session, right{"DescribeGameSessions", sessionInQuery}, right{"DescribePlayerSessions", sessionInQuery})
+	auth("POST /console/session/terminate", c.terminate, right{"TerminateGameSession", sessionInForm})
+	auth("GET /console/locations", c.locations, right{"ListLocations", anyResource})
+	auth("GET /console/queues", c.queues, right{"DescribeGameSessionQueues", anyResource})
+	auth("GET /console/queues/{name}", c.queue, right{"DescribeGameSessionQueues", queueInPath}, right{"DescribeGameSessionPlacement", anyResource})
+	auth("GET /console/queues/{name}/metrics.json", c.queueMetrics, right{"DescribeGameSessionQueues", queueInPath})
+	auth("GET /console/placements", c.placements, right{"DescribeGameSessionPlacement", anyResource})
+	auth("GET /console/placement", c.placement, right{"DescribeGameSessionPlacement", anyResource})
+	auth("POST /console/placement/stop", c.stopPlacement, right{"StopGameSessionPlacement", anyResource})
 	auth("/console/", func(w http.ResponseWriter, r *http.Request) { c.notFound(w, r, "The page "+r.URL.Path) })
 }
 
@@ -83,7 +85,7 @@ func (c *Console) signin(w http.ResponseWriter, r *http.Request) {
 	}
 	keyID, secret := r.PostFormValue("access_key_id"), r.PostFormValue("secret_access_key")
 	next := safeNext(r.PostFormValue("next"))
-	if !c.cfg.AnyCredentials && !credentialsOK(c.cfg.Credentials, keyID, secret) {
+	if !c.cfg.AnyCredentials && !credentialsOK(c.cfg.Keys, keyID, secret) {
 		c.cfg.Log.Info("console sign-in refused", "access_key_id", keyID)
 		c.render(w, r, http.StatusUnauthorized, "signin", "Sign in",
 			signinData{Next: next, KeyID: keyID, Error: "Unknown access key id or wrong secret key."})

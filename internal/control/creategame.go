@@ -28,12 +28,16 @@ func (s *Service) CreateGameSession(ctx context.Context, in *wire.CreateGameSess
 		proc   *game.Process
 		replay bool
 	)
+	faultKey := s.faultKey()
 	err := s.update(ctx, func(tx store.Tx) error {
 		f, err := s.fleetFor(tx, wire.Deref(in.FleetId), wire.Deref(in.AliasId))
 		if err != nil {
 			return err
 		}
 		if gs, replay, err = s.newGameSession(tx, f, req); err != nil || replay {
+			return err
+		}
+		if err := s.refusePlacement(f.ID, gs.Location, faultKey); err != nil {
 			return err
 		}
 		proc, err = tx.ClaimFreeProcess(f.ID, gs.Location, gs.ID, f.Runtime.MaxConcurrentGameSessionActivations)
@@ -56,7 +60,7 @@ func (s *Service) CreateGameSession(ctx context.Context, in *wire.CreateGameSess
 		return nil, err
 	}
 	if !replay {
-		s.pushStart(proc, gs)
+		s.startOrHold(proc, gs)
 	}
 	out := gameSessionOut(gs)
 	// GameLift's CreateGameSession answer on an Anywhere fleet leaves the

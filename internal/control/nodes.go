@@ -293,7 +293,9 @@ func (s *Service) ProcessResumed(ctx context.Context, ref ProcessRef) error {
 	}
 	switch gs.Status {
 	case game.SessionActivating:
-		s.push(ref, startMessage(gs))
+		if !s.startHeld(gs.ID) {
+			s.push(ref, startMessage(gs))
+		}
 	case game.SessionTerminating:
 		s.push(ref, &sdkwire.TerminateProcess{TerminationTime: s.clock().UnixMilli()})
 	}

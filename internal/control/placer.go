@@ -132,6 +132,9 @@ func (sn *snapshot) place(p *game.Placement) (*placed, error) {
 	req := placement.Request{Latencies: p.Latencies, Policies: q.LatencyPolicies, PriorityOrder: q.PriorityOrder,
 		LocationOrder: q.LocationOrder, AllowedLocations: q.AllowedLocations, Override: p.Override, Start: p.StartTime}
 	for _, c := range placement.Rank(cands, req, sn.now) {
+		if sn.s.placementHeld(p, c.FleetID, c.Location, sn.now) {
+			continue
+		}
 		free, err := sn.freeIn(c.FleetID, c.Location)
 		if err != nil {
 			return nil, err

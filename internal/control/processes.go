@@ -123,6 +123,9 @@ func (s *Service) pushStart(p *game.Process, gs *game.GameSession) {
 // report after ProcessReady says the SDK knows it is ready: a game session
 // placed on the process before it is pushed now.
 func (s *Service) ProcessHeartbeat(ctx context.Context, ref ProcessRef, healthy bool) error {
+	if s.healthReportLost(ref) {
+		return nil // an injected fault (faults.go)
+	}
 	now := s.clock()
 	var sick *game.Process
 	var start *game.GameSession
@@ -150,7 +153,7 @@ func (s *Service) ProcessHeartbeat(ctx context.Context, ref ProcessRef, healthy 
 		}
 		return nil
 	})
-	if err == nil && start != nil {
+	if err == nil && start != nil && !s.startHeld(start.ID) {
 		s.push(ref, startMessage(start))
 	}
 	if err == nil && sick != nil {

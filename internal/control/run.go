@@ -73,5 +73,6 @@ func (s *Service) sweeps() []func(context.Context) error {
 		s.sweepPlacements,
 		s.StepMatchmaking,
 		s.pruneHoldings,
+		s.sweepFaults,
 	}
 }

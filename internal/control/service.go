@@ -65,6 +65,9 @@ type Config struct {
 	// database's clock is dead (10 s).
 	NodeID, NodeAddress string
 	NodeTTL             time.Duration
+	// FaultInjection turns on InjectFault (faults.go): off unless asked
+	// for ("anylift dev" asks; "anylift serve" with --allow-fault-injection).
+	FaultInjection bool
 }
 
 func (c *Config) defaults() {
@@ -130,6 +133,8 @@ type Service struct {
 	mmOwner string
 	// live answers session reads from memory when set (live.go).
 	live LiveSessions
+	// fx is fault injection's state; nil when it is off (faults.go).
+	fx *faultState
 }
 
 // New returns a Service over st. now is the clock (time.Now when nil).
@@ -142,6 +147,9 @@ func New(st store.Store, cfg Config, now func() time.Time, log *slog.Logger) *Se
 		log = slog.New(slog.DiscardHandler)
 	}
 	svc := &Service{store: st, cfg: cfg, now: now, log: log, placerWake: make(chan struct{}, 1), mmOwner: game.NewUUID()}
+	if cfg.FaultInjection {
+		svc.fx = newFaultState()
+	}
 	svc.timers = svc.sweeps()
 	svc.node.started = svc.clock()
 	return svc

@@ -32,6 +32,8 @@ func printBlock(w io.Writer, e *Env, cfg Config) {
 	p("(an aws CLI older than 1.29 or 2.13 ignores AWS_ENDPOINT_URL_GAMELIFT: add --endpoint-url %s)", e.Server.URL())
 	p("")
 	p("Fleet %s (ANYWHERE), location %s, compute %s at %s", e.FleetID, Location, ComputeName, ComputeIP)
+	p("  fleet ARN    %s", e.FleetARN)
+	p("  location ARN %s", e.LocationARN)
 	p("")
 	p("Game server parameters:")
 	p("  -websocketurl %s -authtoken %s -hostid %s -fleetid %s", e.Server.SDKEndpoint(), tok, ComputeName, e.FleetID)
@@ -50,9 +52,14 @@ func printBlock(w io.Writer, e *Env, cfg Config) {
 		p("Player gateway for game clients: http://%s (dev mode: the X-Anylift-Player-Id header names the player)", addr)
 	}
 	p("Console: %s/console  Metrics: %s/metrics", e.Server.URL(), e.Server.URL())
-	if cfg.Launch != "" {
+	switch {
+	case cfg.Launch != "" && cfg.Wrap != nil:
+		p("Wrapping %d x %s (no SDK) through the agent: each game session starts one; logs in %s",
+			max(cfg.Count, 1), cfg.Launch, filepath.Join(cfg.Server.DataDir, "logs"))
+	case cfg.Launch != "":
 		p("Running %d x %s through the agent; logs in %s", max(cfg.Count, 1), cfg.Launch, filepath.Join(cfg.Server.DataDir, "logs"))
 	}
+	p("What dev runs: anylift dev status   Faults to test a game against: anylift fault -h")
 	p("Press Ctrl-C to stop.")
 	io.WriteString(w, b.String())
 }

@@ -49,8 +49,12 @@ type Config struct {
 	Launch string
 	Count  int
 	Args   []string
-	Out    io.Writer // where the block goes
-	Log    *slog.Logger
+	// LocalSDK is the agent's local SDK address ("" : none), and Wrap,
+	// when set, runs Launch through the agent's wrapper (agent.Config).
+	LocalSDK string
+	Wrap     *agent.Wrap
+	Out      io.Writer // where the block goes
+	Log      *slog.Logger
 	// Ready, when set, is called with the Env once the block is printed.
 	Ready func(*Env)
 	// Agent adjusts the in-process agent's configuration (tests).
@@ -61,14 +65,22 @@ type Config struct {
 	Wake func(at time.Time) <-chan time.Time
 	// Observe, when set, hears the expiry of every refreshed token.
 	Observe func(expires time.Time)
+	// Status, when set, gets a line saying what the dev fleet runs each
+	// time that changes, looked at every StatusEvery (status.go);
+	// StatusLooked, when set, hears the line of every look (tests).
+	Status       io.Writer
+	StatusEvery  time.Duration
+	StatusLooked func(line string)
 }
 
 // Env is a running dev environment.
 type Env struct {
-	Server  *server.Server
-	FleetID string
-	Client  *gamelift.Client
-	Elapsed time.Duration // from Run's start to the printed block
+	Server      *server.Server
+	FleetID     string
+	FleetARN    string
+	LocationARN string
+	Client      *gamelift.Client
+	Elapsed     time.Duration // from Run's start to the printed block
 
 	mu    sync.Mutex
 	token string
@@ -161,6 +173,14 @@ func (e *Env) run(ctx context.Context, cfg Config, began time.Time) error {
 		defer wg.Done()
 		e.keepToken(runCtx, cfg)
 	}()
+	if cfg.Status != nil && cfg.StatusEvery > 0 {
+		start := cfg.Now()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e.watchStatus(runCtx, cfg, start)
+		}()
+	}
 	e.Elapsed = time.Since(began)
 	printBlock(cfg.Out, e, cfg)
 	if cfg.Ready != nil {
@@ -184,12 +204,11 @@ func regionOf(c server.Config) string {
 // setUp creates, or finds again, the location, the fleet and the compute,
 // and gets a first token.
 func (e *Env) setUp(ctx context.Context, cfg Config) error {
-	_, err := e.Client.CreateLocation(ctx, &gamelift.CreateLocationInput{LocationName: aws.String(Location)})
-	var conflict *types.ConflictException
-	if err != nil && !errors.As(err, &conflict) {
-		return fmt.Errorf("creating location %s: %w", Location, err)
+	var err error
+	if e.LocationARN, err = e.location(ctx); err != nil {
+		return err
 	}
-	if e.FleetID, err = e.fleet(ctx, cfg.Server.DataDir); err != nil {
+	if e.FleetID, e.FleetARN, err = e.fleet(ctx, cfg.Server.DataDir); err != nil {
 		return err
 	}
 	_, err = e.Client.RegisterCompute(ctx, &gamelift.RegisterComputeInput{
@@ -207,18 +226,45 @@ func (e *Env) setUp(ctx context.Context, cfg Config) error {
 	return e.refresh(ctx, cfg)
 }
 
-// fleet returns the dev fleet: the one whose id is kept in the data
-// directory if it still exists, else a new one (whose id is then kept).
-func (e *Env) fleet(ctx context.Context, dir string) (string, error) {
+// location creates the dev location, or finds it again, and returns its
+// ARN.
+func (e *Env) location(ctx context.Context) (string, error) {
+	out, err := e.Client.CreateLocation(ctx, &gamelift.CreateLocationInput{LocationName: aws.String(Location)})
+	if err == nil {
+		return aws.ToString(out.Location.LocationArn), nil
+	}
+	var conflict *types.ConflictException
+	if !errors.As(err, &conflict) {
+		return "", fmt.Errorf("creating location %s: %w", Location, err)
+	}
+	p := gamelift.NewListLocationsPaginator(e.Client, &gamelift.ListLocationsInput{})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return "", fmt.Errorf("looking up location %s: %w", Location, err)
+		}
+		for _, l := range page.Locations {
+			if aws.ToString(l.LocationName) == Location {
+				return aws.ToString(l.LocationArn), nil
+			}
+		}
+	}
+	return "", fmt.Errorf("location %s exists but is not listed", Location)
+}
+
+// fleet returns the dev fleet's id and ARN: the one whose id is kept in
+// the data directory if it still exists, else a new one (whose id is
+// then kept).
+func (e *Env) fleet(ctx context.Context, dir string) (id, arn string, err error) {
 	path := filepath.Join(dir, fleetIDFile)
 	if b, err := os.ReadFile(path); err == nil {
 		id := strings.TrimSpace(string(b))
 		out, err := e.Client.DescribeFleetAttributes(ctx, &gamelift.DescribeFleetAttributesInput{FleetIds: []string{id}})
 		if err != nil {
-			return "", fmt.Errorf("looking up fleet %s: %w", id, err)
+			return "", "", fmt.Errorf("looking up fleet %s: %w", id, err)
 		}
 		if len(out.FleetAttributes) == 1 && out.FleetAttributes[0].Status == types.FleetStatusActive {
-			return id, nil
+			return id, aws.ToString(out.FleetAttributes[0].FleetArn), nil
 		}
 	}
 	out, err := e.Client.CreateFleet(ctx, &gamelift.CreateFleetInput{
@@ -227,10 +273,10 @@ func (e *Env) fleet(ctx context.Context, dir string) (string, error) {
 		Locations:   []types.LocationConfiguration{{Location: aws.String(Location)}},
 	})
 	if err != nil {
-		return "", fmt.Errorf("creating the dev fleet: %w", err)
+		return "", "", fmt.Errorf("creating the dev fleet: %w", err)
 	}
-	id := aws.ToString(out.FleetAttributes.FleetId)
-	return id, os.WriteFile(path, []byte(id+"\n"), 0o644)
+	id = aws.ToString(out.FleetAttributes.FleetId)
+	return id, aws.ToString(out.FleetAttributes.FleetArn), os.WriteFile(path, []byte(id+"\n"), 0o644)
 }
 
 // setLaunch makes the fleet's runtime configuration run Count copies of
@@ -262,6 +308,7 @@ func (e *Env) agent(cfg Config) (*agent.Agent, error) {
 		Endpoint: e.Server.URL(), Region: regionOf(cfg.Server), AccessKey: AccessKey, SecretKey: SecretKey,
 		FleetID: e.FleetID, ComputeName: ComputeName, Location: Location, IPAddress: ComputeIP,
 		LogDir: filepath.Join(cfg.Server.DataDir, "logs"), KeepRegistered: true, Log: cfg.Log,
+		LocalSDK: cfg.LocalSDK, Wrap: cfg.Wrap,
 	}
 	if cfg.Agent != nil {
 		cfg.Agent(&ac)

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -22,6 +23,7 @@ import (
 
 	"github.com/anylift/anylift/internal/devenv"
 	"github.com/anylift/anylift/internal/exectest"
+	"github.com/anylift/anylift/internal/extapi"
 	"github.com/anylift/anylift/internal/server"
 	"github.com/anylift/anylift/internal/testclock"
 	sdk "github.com/anylift/anylift/sdk/server"
@@ -316,4 +318,91 @@ func TestDevPrintedValuesOutliveTheToken(t *testing.T) {
 	if !logs.Has(want) {
 		t.Fatalf("no warning %v", want)
 	}
+}
+
+// TestDevStatusLine: dev prints one line when what its fleet runs
+// changes (a server ready, a game session with a player, a fault), and
+// nothing at a look that finds it unchanged.
+func TestDevStatusLine(t *testing.T) {
+	c := &testclock.Offset{}
+	out := &exectest.SyncBuffer{}
+	looked := make(chan string, 1)
+	d := startDev(t, t.TempDir(), func(cfg *devenv.Config) {
+		cfg.Server.Now, cfg.Now, cfg.Wake = c.Now, c.Now, c.Wake
+		cfg.Status, cfg.StatusEvery = out, 2*time.Second
+		cfg.Server.AllowFaultInjection = true // as anylift dev sets it
+		cfg.StatusLooked = func(line string) { looked <- line }
+	})
+	look := func(want string) {
+		t.Helper()
+		c.Advance(2 * time.Second)
+		select {
+		case got := <-looked:
+			if got != want {
+				t.Fatalf("status %q, want %q", got, want)
+			}
+		case <-time.After(waitLimit):
+			t.Fatal("dev did not look at its status")
+		}
+	}
+	look("status: 0 server processes, 0 game sessions, 0 players")
+
+	p, err := sdk.Init(sdk.ServerParameters{WebSocketURL: d.env.Server.SDKEndpoint(), ProcessID: "game-1", HostID: devenv.ComputeName,
+		FleetID: d.env.FleetID, AuthToken: mustToken(d)}, sdk.Options{Getenv: func(string) string { return "" }, Exit: func(int) {},
+		ConnectAttempts: 1, HealthCheckInterval: time.Hour, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Destroy()
+	started := make(chan sdk.GameSession, 1)
+	if err := p.ProcessReady(sdk.ProcessParameters{Port: 7777, OnStartGameSession: func(gs sdk.GameSession) { started <- gs },
+		OnProcessTerminate: func() {}}); err != nil {
+		t.Fatal(err)
+	}
+	look("status: 1 server process (1 ready), 0 game sessions, 0 players")
+	look("status: 1 server process (1 ready), 0 game sessions, 0 players")
+
+	ctx := context.Background()
+	gs, err := d.env.Client.CreateGameSession(ctx, &gamelift.CreateGameSessionInput{FleetId: aws.String(d.env.FleetID),
+		Location: aws.String(devenv.Location), MaximumPlayerSessionCount: aws.Int32(4)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-started:
+	case <-time.After(waitLimit):
+		t.Fatal("no OnStartGameSession")
+	}
+	if err := p.ActivateGameSession(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.env.Client.CreatePlayerSession(ctx, &gamelift.CreatePlayerSessionInput{GameSessionId: gs.GameSession.GameSessionId,
+		PlayerId: aws.String("player-1")}); err != nil {
+		t.Fatal(err)
+	}
+	look("status: 1 server process (1 ready, 1 hosting), 1 game session (1 ACTIVE), 1 player")
+	if _, err := d.env.Server.Service().InjectFault(ctx, &extapi.InjectFaultInput{Fault: extapi.Fault{Kind: "PLACEMENT_FAILURE",
+		FleetId: d.env.FleetID, Count: 1}}); err != nil {
+		t.Fatalf("dev takes faults: %v", err)
+	}
+	look("status: 1 server process (1 ready, 1 hosting), 1 game session (1 ACTIVE), 1 player, 1 fault in force (anylift fault list)")
+
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	want := []string{"status: 1 server process (1 ready), 0 game sessions, 0 players",
+		"status: 1 server process (1 ready, 1 hosting), 1 game session (1 ACTIVE), 1 player",
+		"status: 1 server process (1 ready, 1 hosting), 1 game session (1 ACTIVE), 1 player, 1 fault in force (anylift fault list)"}
+	if len(lines) != len(want) {
+		t.Fatalf("printed:\n%s", out.String())
+	}
+	for i, l := range lines {
+		clock, rest, _ := strings.Cut(l, " ")
+		if _, err := time.Parse("15:04:05", clock); err != nil || rest != want[i] {
+			t.Errorf("line %d %q, want the time and %q", i+1, l, want[i])
+		}
+	}
+}
+
+func mustToken(d *dev) string {
+	tok, _ := d.env.Token()
+	return tok
 }

@@ -29,9 +29,11 @@ type stream struct {
 }
 
 func (s *stream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if err := s.auth.check(r); err != nil {
-		w.Header().Set("WWW-Authenticate", `Basic realm="anylift events", charset="UTF-8"`)
-		http.Error(w, err.Error(), http.StatusUnauthorized)
+	if status, err := s.auth.check(r); err != nil {
+		if status == http.StatusUnauthorized {
+			w.Header().Set("WWW-Authenticate", `Basic realm="anylift events", charset="UTF-8"`)
+		}
+		http.Error(w, err.Error(), status)
 		return
 	}
 	q, err := parseQuery(r.Header.Get("Last-Event-ID"), r.URL.Query())

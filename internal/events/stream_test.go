@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -78,7 +80,13 @@ func TestStreamFilters(t *testing.T) {
 // and SigV4 with the API's credentials are accepted; bad parameters are
 // a 400 with a message.
 func TestStreamAuth(t *testing.T) {
-	srv, _ := startServer(t, baseConfig(backends(t)["sqlite"]))
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "no-events.json"), []byte(`{"Statement": {"Effect": "Allow", "Action": "gamelift:*", "NotResource": "*"}}`), 0o600)
+	os.WriteFile(filepath.Join(dir, "events.json"), []byte(`{"Statement": {"Effect": "Allow", "Action": "gamelift:DescribeFleetEvents", "Resource": "*"}}`), 0o600)
+	os.WriteFile(filepath.Join(dir, "credentials"), []byte("AKIDNOEVENTS secret-no no-events.json\nAKIDEVENTS secret-yes events.json\n"), 0o600)
+	cfg := baseConfig(backends(t)["sqlite"])
+	cfg.CredentialsFile = filepath.Join(dir, "credentials")
+	srv, _ := startServer(t, cfg)
 	get := func(prep func(*http.Request), query string) (int, string) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
@@ -107,6 +115,10 @@ func TestStreamAuth(t *testing.T) {
 		{"basic", func(r *http.Request) { r.SetBasicAuth(apitest.AccessKey, apitest.SecretKey) }, "", 200},
 		{"sigv4", func(r *http.Request) { apitest.Sign(t, r, apitest.AccessKey, apitest.SecretKey, time.Now()) }, "?after=0", 200},
 		{"sigv4 wrong secret", func(r *http.Request) { apitest.Sign(t, r, apitest.AccessKey, "nope", time.Now()) }, "", 401},
+		// A key limited by a policy needs DescribeFleetEvents on *.
+		{"policy without events", func(r *http.Request) { r.SetBasicAuth("AKIDNOEVENTS", "secret-no") }, "", 403},
+		{"sigv4 policy without events", func(r *http.Request) { apitest.Sign(t, r, "AKIDNOEVENTS", "secret-no", time.Now()) }, "", 403},
+		{"policy with events", func(r *http.Request) { r.SetBasicAuth("AKIDEVENTS", "secret-yes") }, "", 200},
 		{"bad id", func(r *http.Request) { r.SetBasicAuth(apitest.AccessKey, apitest.SecretKey) }, "?after=-1", 400},
 		{"unknown parameter", func(r *http.Request) { r.SetBasicAuth(apitest.AccessKey, apitest.SecretKey) }, "?typo=1", 400},
 		{"bad type", func(r *http.Request) { r.SetBasicAuth(apitest.AccessKey, apitest.SecretKey) }, "?type=a%0Ab", 400},
@@ -122,7 +134,7 @@ func TestStreamAuth(t *testing.T) {
 	}
 
 	// Development mode opens it.
-	cfg := baseConfig(backends(t)["sqlite"])
+	cfg = baseConfig(backends(t)["sqlite"])
 	cfg.Credentials, cfg.AnyCredentials = nil, true
 	open, _ := startServer(t, cfg)
 	resp, err := http.Get(open.URL() + "/events?after=0")

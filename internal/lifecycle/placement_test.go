@@ -360,8 +360,11 @@ func TestTwoNodesPlaceEachPlacementOnce(t *testing.T) {
 	if dsn == "" {
 		t.Skip("ANYLIFT_TEST_POSTGRES is not set")
 	}
-	h := newHarness(t, apitest.WithPostgres(storetestenv.FreshSchema(t, dsn)))
-	other := apitest.Start(t, apitest.WithPostgres(h.env.Config.Store), func(c *server.Config) { c.Now = h.clock.Now })
+	// Two nodes of one database, each with the forwarding listener such a
+	// node needs (it refuses to start beside another without one).
+	node := func(c *server.Config) { c.NodeListen, c.NodeSecret = "127.0.0.1:0", "lifecycle-node-secret-0123" }
+	h := newHarness(t, apitest.WithPostgres(storetestenv.FreshSchema(t, dsn)), node)
+	other := apitest.Start(t, apitest.WithPostgres(h.env.Config.Store), node, func(c *server.Config) { c.Now = h.clock.Now })
 	h.queue(&gamelift.CreateGameSessionQueueInput{Name: aws.String("two"), Destinations: dest(h.fleet)})
 	const n = 8
 	for i := range n {

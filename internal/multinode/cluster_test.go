@@ -71,11 +71,20 @@ func freePort(t *testing.T) string {
 
 func newCluster(t *testing.T, n int) *cluster {
 	t.Helper()
+	c := prepareCluster(t)
+	c.start(n, c.bin)
+	return c
+}
+
+// prepareCluster makes the cluster's schema and builds its binary; start
+// runs the nodes and the balancer.
+func prepareCluster(t *testing.T) *cluster {
+	t.Helper()
 	dsn := storetestenv.PostgresDSN(t)
 	if dsn == "" {
 		t.Skip("ANYLIFT_TEST_POSTGRES is not set")
 	}
-	nginx := needNginx(t)
+	needNginx(t)
 	c := &cluster{t: t, dsn: storetestenv.FreshSchema(t, dsn)}
 	db, err := sql.Open("pgx", c.dsn)
 	if err != nil {
@@ -87,19 +96,31 @@ func newCluster(t *testing.T, n int) *cluster {
 	if out, err := exec.Command("go", "build", "-o", c.bin, "github.com/anylift/anylift/cmd/anylift").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	lb := freePort(t)
-	c.lbURL = "http://" + lb
-	for range n {
-		c.nodes = append(c.nodes, c.startNode("ws://"+lb))
-	}
-	c.startNginx(nginx, lb)
+	c.lbURL = "http://" + freePort(t)
 	return c
+}
+
+// start runs n nodes of bin and nginx in front of them.
+func (c *cluster) start(n int, bin string) {
+	c.t.Helper()
+	lb := strings.TrimPrefix(c.lbURL, "http://")
+	for range n {
+		c.nodes = append(c.nodes, c.startNodeOf(bin, "127.0.0.1:0", "ws://"+lb))
+	}
+	c.startNginx(needNginx(c.t), lb)
 }
 
 // startNode runs "anylift serve" on the cluster's schema.
 func (c *cluster) startNode(sdkEndpoint string) *node {
 	c.t.Helper()
-	cmd := exec.Command(c.bin, "serve", "--listen", "127.0.0.1:0", "--tls-listen", "", "--data-dir", c.t.TempDir(),
+	return c.startNodeOf(c.bin, "127.0.0.1:0", sdkEndpoint)
+}
+
+// startNodeOf runs bin's "anylift serve" on the cluster's schema,
+// listening on listen.
+func (c *cluster) startNodeOf(bin, listen, sdkEndpoint string) *node {
+	c.t.Helper()
+	cmd := exec.Command(bin, "serve", "--listen", listen, "--tls-listen", "", "--data-dir", c.t.TempDir(),
 		"--store", c.dsn, "--sdk-endpoint", sdkEndpoint, "--node-listen", "127.0.0.1:0",
 		"--access-key", apitest.AccessKey, "--secret-key", apitest.SecretKey, "--log-level", logLevel(),
 		"--node-ttl", "3s", "--drain-timeout", "8s")

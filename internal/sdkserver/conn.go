@@ -26,6 +26,9 @@ const (
 	CloseInvalidData    = 1007 // a frame that is not a JSON object
 	CloseInternalError  = 1011 // a write failed or the send queue overflowed: reconnect
 	CloseServiceRestart = 1012 // this node is shutting down: reconnect (elsewhere)
+	// CloseAbrupt sends no close frame: the connection just ends, as when
+	// the network fails (1006 is what the other side reports).
+	CloseAbrupt = 1006
 )
 
 // wsConn adapts a coder/websocket connection. Frames are sent as text; a
@@ -44,6 +47,9 @@ func (w wsConn) Write(ctx context.Context, frame []byte) error {
 func (w wsConn) Ping(ctx context.Context) error { return w.c.Ping(ctx) }
 
 func (w wsConn) Close(code int, reason string) error {
+	if code == CloseAbrupt {
+		return w.c.CloseNow()
+	}
 	return w.c.Close(websocket.StatusCode(code), reason)
 }
 

@@ -122,6 +122,23 @@ func (s *Server) Disconnect(p Process, reason string) bool {
 	return len(conns) > 0
 }
 
+// Drop ends every connection of p without a close frame, as a failed
+// network would (an injected fault): the SDKs reconnect, and the process
+// is treated as any process whose connection dropped. It reports whether
+// p had a connection.
+func (s *Server) Drop(p Process) bool {
+	s.mu.Lock()
+	var conns []*session
+	if pr := s.procs[p]; pr != nil {
+		conns = append(conns, pr.conns...)
+	}
+	s.mu.Unlock()
+	for _, c := range conns {
+		c.kill(CloseAbrupt, "")
+	}
+	return len(conns) > 0
+}
+
 // Forget drops what the Server keeps for a process without connections
 // (its cached answers). The Backend calls it once it treats a process
 // that disconnected as lost. It does nothing while p is connected.

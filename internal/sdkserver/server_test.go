@@ -284,3 +284,25 @@ func TestDisconnectClosesWithNormalClosure(t *testing.T) {
 	e.b.Wait(t, "Disconnected")
 	e.s.Forget(procA)
 }
+
+// TestDropEndsTheConnectionWithoutCloseFrame: an injected fault cuts the
+// connection as a failed network would (no close frame: 1006), the process
+// is reported disconnected, and it may come back.
+func TestDropEndsTheConnectionWithoutCloseFrame(t *testing.T) {
+	e := newEndpoint(t, sdkserver.Config{})
+	c := e.connect(t, procA)
+	c.call(activate)
+	if !e.s.Drop(procA) {
+		t.Fatal("not connected")
+	}
+	if code := c.closedWith(); code != sdkserver.CloseAbrupt {
+		t.Errorf("close code %d", code)
+	}
+	<-c.done
+	e.b.Wait(t, "Disconnected")
+	if e.s.Drop(procA) {
+		t.Error("dropped a process without a connection")
+	}
+	back := e.connect(t, procA)
+	wantAnswer(t, back.call(`{"Action":"HeartbeatServerProcess","RequestId":"h","HealthStatus":true}`), "HeartbeatServerProcess", "h", 200, "")
+}

@@ -12,7 +12,6 @@ import (
 	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/sdkserver"
 	"github.com/anylift/anylift/internal/sdkwire"
-	"github.com/anylift/anylift/internal/store"
 )
 
 // Several nodes: each node listens for pushes forwarded by the others on
@@ -129,7 +128,7 @@ func (s *Server) gate(next http.Handler) http.Handler {
 // waits until they have gone or ctx ends. With no other live node there is
 // nowhere to go, and it returns at once.
 func (s *Server) drain(ctx context.Context) {
-	if s.cfg.Store == "" || !s.otherNodeAlive(ctx) {
+	if !onPostgres(s.cfg) || !s.otherNodeAlive(ctx) {
 		return
 	}
 	s.svc.SetDraining(true)
@@ -153,13 +152,11 @@ func (s *Server) drain(ctx context.Context) {
 }
 
 func (s *Server) otherNodeAlive(ctx context.Context) bool {
-	alive := false
-	s.store.View(ctx, func(tx store.Tx) error {
-		list, err := tx.ListNodes(s.svc.Config().NodeTTL)
-		for _, n := range list {
-			alive = alive || (n.Alive && !n.Draining && n.ID != s.svc.NodeID())
+	peers, _ := s.peers(ctx)
+	for _, n := range peers {
+		if !n.Draining {
+			return true
 		}
-		return err
-	})
-	return alive
+	}
+	return false
 }

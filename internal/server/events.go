@@ -3,6 +3,7 @@ package server
 import (
 	"net/http"
 
+	"github.com/anylift/anylift/internal/access"
 	"github.com/anylift/anylift/internal/api"
 	"github.com/anylift/anylift/internal/events"
 	"github.com/anylift/anylift/internal/store"
@@ -11,17 +12,18 @@ import (
 // newEvents builds the event stream and webhook deliverer: the stream
 // takes the API's credentials (SigV4 or HTTP Basic), and is open only
 // with --insecure-any-credentials.
-func newEvents(cfg Config, st store.Store) *events.Service {
+func newEvents(cfg Config, st store.Store, keys *access.Keyring) *events.Service {
 	ec := cfg.Events
-	verifier := &api.Verifier{Secrets: cfg.Credentials, Region: signingRegion(cfg), Now: cfg.Now}
+	verifier := &api.Verifier{Keys: keys, Region: signingRegion(cfg), Now: cfg.Now}
 	ec.Auth = events.Auth{
-		Credentials: cfg.Credentials,
-		Open:        cfg.AnyCredentials,
-		SigV4: func(r *http.Request) error {
-			if _, err := verifier.Verify(r, nil); err != nil {
-				return err
+		Keys: keys.Key,
+		Open: cfg.AnyCredentials,
+		SigV4: func(r *http.Request) (*access.Key, error) {
+			_, key, err := verifier.Verify(r, nil)
+			if err != nil {
+				return nil, err
 			}
-			return nil
+			return key, nil
 		},
 	}
 	if ec.Now == nil {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"sync"
 
+	"github.com/anylift/anylift/internal/access"
 	"github.com/anylift/anylift/internal/console"
 	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/metrics"
@@ -21,7 +22,7 @@ type observability struct {
 	console  *console.Console
 }
 
-func newObservability(cfg Config, st store.Store, svc *control.Service, hub *sdkserver.Server) *observability {
+func newObservability(cfg Config, st store.Store, svc *control.Service, hub *sdkserver.Server, keys *access.Keyring) *observability {
 	o := &observability{
 		snaps:   metrics.NewSnapshots(st, metrics.Options{Now: cfg.Now, Log: cfg.Log}),
 		history: metrics.NewHistory(st, cfg.MetricsRetention, cfg.Now, cfg.Log),
@@ -30,7 +31,7 @@ func newObservability(cfg Config, st store.Store, svc *control.Service, hub *sdk
 	o.history.Add(metrics.QueueMinutes{})
 	o.exporter = metrics.NewExporter(o.snaps, hub.Connections)
 	o.console = console.New(console.Config{Store: st, Service: svc, Snapshots: o.snaps,
-		Credentials: cfg.Credentials, AnyCredentials: cfg.AnyCredentials, Now: cfg.Now, Log: cfg.Log})
+		Keys: keys, AnyCredentials: cfg.AnyCredentials, Now: cfg.Now, Log: cfg.Log})
 	return o
 }
 

@@ -39,7 +39,8 @@ func toProcess(r control.ProcessRef) sdkserver.Process {
 }
 
 // Authenticate admits a process whose compute auth token is valid for its
-// fleet and compute, and records the connection.
+// fleet and compute, unless an injected fault refuses it, and records the
+// connection.
 func (b *processes) Authenticate(ctx context.Context, h *sdkserver.Handshake) error {
 	if h.PID == "" {
 		return game.Errorf(game.Unauthorized, "pID is required")
@@ -50,6 +51,9 @@ func (b *processes) Authenticate(ctx context.Context, h *sdkserver.Handshake) er
 			b.log.Warn("a game server was refused: "+err.Error(), "process", h.PID, "fleet", h.FleetID, "compute", h.ComputeID,
 				"fix", b.hint)
 		}
+		return err
+	}
+	if err := b.svc.FaultRefusesConnection(ref(h.Process)); err != nil {
 		return err
 	}
 	return b.svc.ProcessConnected(ctx, ref(h.Process), control.Connection{SDKVersion: h.SDKVersion, SDKLanguage: h.SDKLanguage,
@@ -126,6 +130,10 @@ func (b *processes) Push(r control.ProcessRef, msg sdkwire.Push) bool {
 	}
 	return b.forward(r, func(ctx context.Context, base string) (bool, error) { return b.fwd.Push(ctx, base, r, msg) })
 }
+
+// Drop cuts the process's connections on this node without a close
+// frame (an injected fault); the SDKs reconnect.
+func (b *processes) Drop(r control.ProcessRef) bool { return b.hub.Drop(toProcess(r)) }
 
 // Holds implements control.ConnectionHolder.
 func (b *processes) Holds(r control.ProcessRef) bool { return b.hub.Connected(toProcess(r)) }

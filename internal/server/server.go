@@ -12,21 +12,25 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/anylift/anylift/internal/access"
 	"github.com/anylift/anylift/internal/api"
 	"github.com/anylift/anylift/internal/cluster"
 	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/events"
+	"github.com/anylift/anylift/internal/extapi"
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/gateway"
 	"github.com/anylift/anylift/internal/sdkserver"
 	"github.com/anylift/anylift/internal/store"
 	"github.com/anylift/anylift/internal/store/postgres"
 	"github.com/anylift/anylift/internal/store/sqlite"
+	"github.com/anylift/anylift/internal/wire"
 )
 
 // Config is everything the service needs; cmd/anylift fills it from flags,
@@ -37,8 +41,17 @@ type Config struct {
 	Store     string // empty: SQLite in DataDir; postgres://...: PostgreSQL
 	Region    string
 	AccountID string
-	// Credentials maps access key ids to secret keys accepted by SigV4.
+	// Credentials maps access key ids to secret keys accepted by SigV4,
+	// with every right.
 	Credentials map[string]string
+	// CredentialsFile names a file of more keys, each with an optional
+	// policy and rate (access.ReadCredentials), re-read when it or a
+	// policy file changes. It must be usable at start.
+	CredentialsFile string
+	// RateLimit limits each access key's API requests once their
+	// signature is verified (a key's line in CredentialsFile may set its
+	// own); a PerSecond of 0 limits nothing.
+	RateLimit access.Rate
 	// AnyCredentials accepts any well-formed signature. Local use only.
 	AnyCredentials bool
 	// AnySigningRegion accepts signatures scoped to any region; without
@@ -94,6 +107,11 @@ type Config struct {
 	// Limits bound every listener (limits.go); zero members take defaults.
 	Limits Limits
 
+	// AllowFaultInjection serves InjectFault (docs/fault-injection.md):
+	// "anylift dev" sets it; "anylift serve" only with
+	// --allow-fault-injection.
+	AllowFaultInjection bool
+
 	Log *slog.Logger
 	Now func() time.Time // the clock; time.Now when nil
 }
@@ -122,6 +140,9 @@ type Server struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
+	// keys are the access keys accepted, with their rights.
+	keys *access.Keyring
+
 	// tlsCfg is the TLS side of the API port and the player gateway's.
 	tlsCfg *tls.Config
 
@@ -139,14 +160,19 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	if len(cfg.Credentials) == 0 && !cfg.AnyCredentials {
+	keys, err := access.NewKeyring(access.KeyringConfig{Fixed: cfg.Credentials, File: cfg.CredentialsFile,
+		Known: Actions(), Log: cfg.Log, Now: cfg.Now})
+	if err != nil {
+		return nil, err
+	}
+	if keys.Keys().Len() == 0 && !cfg.AnyCredentials {
 		return nil, errors.New("no credentials configured: pass --access-key and --secret-key, --credentials-file, or --insecure-any-credentials")
 	}
 	st, err := openStore(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	s, err := start(ctx, cfg, st)
+	s, err := start(ctx, cfg, st, keys)
 	if err != nil {
 		st.Close()
 		return nil, err
@@ -154,8 +180,14 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	return s, nil
 }
 
+// onPostgres reports whether cfg names a PostgreSQL store, which several
+// nodes may share.
+func onPostgres(cfg Config) bool {
+	return strings.HasPrefix(cfg.Store, "postgres://") || strings.HasPrefix(cfg.Store, "postgresql://")
+}
+
 func openStore(ctx context.Context, cfg Config) (store.Store, error) {
-	if strings.HasPrefix(cfg.Store, "postgres://") || strings.HasPrefix(cfg.Store, "postgresql://") {
+	if onPostgres(cfg) {
 		return postgres.Open(ctx, cfg.Store)
 	}
 	if cfg.Store != "" && cfg.Store != "sqlite" {
@@ -167,8 +199,8 @@ func openStore(ctx context.Context, cfg Config) (store.Store, error) {
 	return sqlite.Open(ctx, cfg.DataDir, sqlite.Options{Synchronous: cfg.SQLiteSynchronous})
 }
 
-func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
-	s := &Server{cfg: cfg, store: st, limits: cfg.Limits.withDefaults()}
+func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring) (*Server, error) {
+	s := &Server{cfg: cfg, store: st, limits: cfg.Limits.withDefaults(), keys: keys}
 	tlsCfg, err := s.tlsConfig()
 	if err != nil {
 		return nil, err
@@ -201,7 +233,7 @@ func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 	if agentEndpoint == "" {
 		agentEndpoint = "http://" + s.ln.Addr().String()
 	}
-	s.events = newEvents(cfg, st)
+	s.events = newEvents(cfg, st, keys)
 	s.svc = control.New(events.Notifying(st, s.events.Wake), control.Config{
 		Account:              game.Account{Region: cfg.Region, ID: cfg.AccountID},
 		AuthTokenTTL:         cfg.AuthTokenTTL,
@@ -218,6 +250,7 @@ func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 		NodeID:               cfg.NodeID,
 		NodeAddress:          s.nodeAddress(),
 		NodeTTL:              cfg.NodeTTL,
+		FaultInjection:       cfg.AllowFaultInjection,
 	}, cfg.Now, cfg.Log)
 	if err := s.loadLive(ctx); err != nil {
 		s.closeListeners()
@@ -232,16 +265,25 @@ func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 		procs.fwd = cluster.NewClient([]byte(cfg.NodeSecret), cfg.Now)
 	}
 	s.hub = sdkserver.New(sdkserver.Config{Auth: procs, Backend: procs, Logger: cfg.Log})
-	s.obs = newObservability(cfg, st, s.svc, s.hub)
+	s.obs = newObservability(cfg, st, s.svc, s.hub, keys)
+	var limiter *access.Limiter
+	if cfg.RateLimit.PerSecond > 0 || cfg.CredentialsFile != "" {
+		limiter = access.NewLimiter(cfg.RateLimit, cfg.Now)
+	}
 	s.api = api.New(s.svc, api.Options{
-		Verifier: &api.Verifier{Secrets: cfg.Credentials, AnyCredentials: cfg.AnyCredentials, Region: signingRegion(cfg), Now: cfg.Now},
+		Verifier: &api.Verifier{Keys: keys, AnyCredentials: cfg.AnyCredentials, Region: signingRegion(cfg), Now: cfg.Now},
 		Log:      cfg.Log,
 		Observe:  s.obs.exporter.Observe,
+		Limiter:  limiter,
 
 		UnauthenticatedBytes: s.limits.UnauthenticatedBodyBytes,
 	})
 	procs.hub = s.hub
 	s.svc.SetPusher(procs)
+	if err := s.checkPeers(ctx); err != nil {
+		s.closeListeners()
+		return nil, err
+	}
 	if err := s.svc.JoinCluster(ctx); err != nil {
 		s.closeListeners()
 		return nil, fmt.Errorf("registering this node in the store: %w", err)
@@ -269,6 +311,11 @@ func start(ctx context.Context, cfg Config, st store.Store) (*Server, error) {
 		s.svc.Run(runCtx)
 	}()
 	s.obs.run(runCtx, &s.wg)
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.watchPeers(runCtx)
+	}()
 	cfg.Log.Info("anylift serving", "listen", s.ln.Addr().String(), "tls", s.TLSAddr(), "store", storeName(cfg),
 		"region", s.svc.Config().Account.Region, "player_gateway", s.PlayerAddr())
 	return s, nil
@@ -334,7 +381,7 @@ func (s *Server) serve(ln net.Listener, name string) {
 }
 
 func storeName(cfg Config) string {
-	if cfg.Store != "" {
+	if onPostgres(cfg) {
 		return "postgres"
 	}
 	return "sqlite:" + cfg.DataDir
@@ -346,6 +393,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /readyz", s.readyz)
 	mux.Handle("GET /events", longLived(s.events.Handler()))
 	mux.HandleFunc("POST "+api.AgentReportPath, s.api.ServeAgentReport)
+	mux.Handle(api.ExtensionPattern, s.gate(http.HandlerFunc(s.api.ServeExtension)))
 	s.obs.mount(mux)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if api.Match(r) {
@@ -474,6 +522,22 @@ func (s *Server) drainTimeout() time.Duration {
 	}
 	return 10 * time.Second
 }
+
+// Actions are the action names a policy may grant: every operation of
+// the GameLift model (those Anylift does not serve answer as unsupported
+// whatever the policy says).
+func Actions() []string {
+	out := make([]string, 0, len(wire.OperationErrors)+len(extapi.Operations))
+	for op := range wire.OperationErrors {
+		out = append(out, op)
+	}
+	out = append(out, extapi.Operations...) // Anylift's own
+	sort.Strings(out)
+	return out
+}
+
+// Keys are the access keys the server accepts, as they are now.
+func (s *Server) Keys() *access.Keyring { return s.keys }
 
 // signingRegion is the one region a request's credential scope may name,
 // or "" for any.

@@ -14,6 +14,9 @@ type Node struct {
 	// the reader asked for, judged by the database's clock, so that
 	// clocks that differ between nodes do not matter.
 	Alive bool
+	// Heartbeat is the node's last heartbeat by the database's clock:
+	// two readings of a live node differ within a tick or two.
+	Heartbeat time.Time
 }
 
 // ProcessKey names a server process.

@@ -6,7 +6,8 @@ setup creates a location, an Anywhere fleet in it, a compute, aliases and
 tags, and writes the ids it made to STATE_FILE (JSON). The run script then
 stops the server, seeds ACTIVE game sessions into its store, restarts it,
 and runs main, which describes, lists and searches everything, creates
-player sessions, and checks that errors arrive as the right classes.
+player sessions, and checks that errors arrive as the right classes, and
+that keys with limited rights and rates are refused and throttled.
 placement creates a queue and places a game session through it on the
 chat example game server the run script starts on the compute, with a
 webhook receiver on 127.0.0.1 as the queue's NotificationTarget and a
@@ -276,6 +277,41 @@ def auth(endpoint, c):
         code_of(unknown.list_locations) == "UnrecognizedClientException", "code"))
 
 
+# Keys of the run script's --credentials-file: a reader (Describe*, List*
+# and Search* on *) and a key limited to one request per 1,000 s.
+READER = ("AKIDE2EREADER", "e2e-reader-secret")
+SLOW = ("AKIDE2ESLOW", "e2e-slow-secret")
+
+
+def rights(endpoint, c, state):
+    """AccessDeniedException for what a key's policy does not allow, and
+    ThrottlingException beyond a key's rate, which botocore retries."""
+    def error_of(fn, **kwargs):
+        try:
+            fn(**kwargs)
+        except botocore.exceptions.ClientError as e:
+            return e.response
+        return None
+    reader = client(endpoint, *READER)
+    c.run("a reader's key describes", lambda: reader.list_locations())
+    r = error_of(reader.create_location, LocationName="custom-denied")
+    want = ("User: arn:aws:iam::000000000000:user/AKIDE2EREADER is not authorized to perform: "
+            "gamelift:CreateLocation on resource: arn:aws:gamelift:us-west-2:000000000000:location/custom-denied "
+            "because no identity-based policy allows the gamelift:CreateLocation action")
+    c.run("a reader's CreateLocation -> ClientError AccessDeniedException (400)", lambda: expect(
+        r and r["Error"]["Code"] == "AccessDeniedException" and r["ResponseMetadata"]["HTTPStatusCode"] == 400
+        and r["Error"]["Message"] == want, r))
+    slow = boto3.client(
+        "gamelift", endpoint_url=endpoint, region_name=REGION,
+        aws_access_key_id=SLOW[0], aws_secret_access_key=SLOW[1],
+        config=botocore.config.Config(retries={"total_max_attempts": 2, "mode": "standard"}))
+    c.run("a slow key's first request", lambda: slow.list_fleets())
+    r = error_of(slow.list_fleets)
+    c.run("its second -> ThrottlingException (400), retried once by botocore", lambda: expect(
+        r and r["Error"]["Code"] == "ThrottlingException" and r["ResponseMetadata"]["HTTPStatusCode"] == 400
+        and r["ResponseMetadata"]["RetryAttempts"] == 1, r))
+
+
 def tls_same_port(endpoint, c):
     """The API port speaks TLS too: boto3 over https:// to the same port
     (the certificate is self-signed, so unverified here)."""
@@ -535,6 +571,7 @@ def matchmaking(gl, c):
 
 def main_phase(gl, endpoint, c, state):
     auth(endpoint, c)
+    rights(endpoint, c, state)
     tls_same_port(endpoint, c)
     errors(gl, c)
     matchmaking_rule_sets(gl, c)

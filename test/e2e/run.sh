@@ -61,12 +61,19 @@ go build -o "$tmp/anylift" ./cmd/anylift
 go build -o "$tmp/seed" ./test/e2e/seed
 go build -o "$tmp/chat" ./examples/chat
 
+# More keys, with limited rights and rates (e2e.py's READER and SLOW).
+cat >"$tmp/reader.json" <<'EOF'
+{"Version": "2012-10-17", "Statement": [
+  {"Effect": "Allow", "Action": ["gamelift:Describe*", "gamelift:List*", "gamelift:Search*"], "Resource": "*"}]}
+EOF
+printf 'AKIDE2EREADER e2e-reader-secret reader.json\nAKIDE2ESLOW e2e-slow-secret - rate=0.001 burst=1\n' >"$tmp/credentials"
+
 endpoint=""
 gateway=""
 start_server() {
   : >"$tmp/stdout"
   "$tmp/anylift" serve --listen 127.0.0.1:0 --tls-listen 127.0.0.1:0 --data-dir "$tmp/data" \
-    --access-key "$AWS_ACCESS_KEY_ID" --secret-key "$AWS_SECRET_ACCESS_KEY" \
+    --access-key "$AWS_ACCESS_KEY_ID" --secret-key "$AWS_SECRET_ACCESS_KEY" --credentials-file "$tmp/credentials" \
     --webhook-secret "$E2E_WEBHOOK_SECRET" --player-listen 127.0.0.1:0 --player-dev-mode \
     >"$tmp/stdout" 2>>"$tmp/server.log" &
   pid=$!
@@ -242,6 +249,27 @@ if [ "$rc" -eq 255 ] && [[ "$out" == *"An error occurred (InvalidSignatureExcept
   ok "aws with a wrong secret -> InvalidSignatureException"
 else
   fail "aws with a wrong secret: status $rc: $out"
+fi
+out=$(AWS_ACCESS_KEY_ID=AKIDE2EREADER AWS_SECRET_ACCESS_KEY=e2e-reader-secret \
+  aws --endpoint-url "$endpoint" gamelift delete-location --location-name custom-e2e 2>&1) && rc=0 || rc=$?
+if [ "$rc" -eq 255 ] && [[ "$out" == *"An error occurred (AccessDeniedException) when calling the DeleteLocation operation: User: arn:aws:iam::000000000000:user/AKIDE2EREADER is not authorized to perform: gamelift:DeleteLocation on resource: arn:aws:gamelift:us-west-2:000000000000:location/custom-e2e"* ]]; then
+  ok "aws delete-location with a reader's key -> AccessDeniedException"
+else
+  fail "aws delete-location with a reader's key: status $rc: $out"
+fi
+# The credentials file is re-read while serving: a key added (within 5 s).
+printf 'AKIDE2EADDED e2e-added-secret reader.json\n' >>"$tmp/credentials"
+end=$((SECONDS + 10))
+while :; do
+  out=$(AWS_ACCESS_KEY_ID=AKIDE2EADDED AWS_SECRET_ACCESS_KEY=e2e-added-secret \
+    aws --endpoint-url "$endpoint" --output text gamelift list-locations --filters CUSTOM 2>&1) && rc=0 || rc=$?
+  if [ "$rc" -eq 0 ] || [ "$SECONDS" -ge "$end" ]; then break; fi
+  sleep 0.5
+done
+if [ "$rc" -eq 0 ] && [[ "$out" == *custom-e2e* ]] && grep -q 'credentials file reloaded.*added=\[AKIDE2EADDED\]' "$tmp/server.log"; then
+  ok "a key added to the credentials file is accepted without a restart"
+else
+  fail "a key added to the credentials file: status $rc: $out"
 fi
 if [ -n "$fleet_id" ]; then
   cli "describe-fleet-attributes" "$fleet_id" -- describe-fleet-attributes --fleet-ids "$fleet_id"

@@ -25,7 +25,7 @@ func (t *Tx) BeatNode(n *store.Node) error {
 	return err
 }
 
-const nodeColumns = `id, address, started, draining, `
+const nodeColumns = `id, address, started, draining, heartbeat, `
 
 func (t *Tx) nodeAlive() string {
 	return `CASE WHEN heartbeat > ` + t.dbNow() + ` - ? THEN 1 ELSE 0 END`
@@ -33,12 +33,12 @@ func (t *Tx) nodeAlive() string {
 
 func scanNode(sc interface{ Scan(...any) error }) (*store.Node, error) {
 	var n store.Node
-	var started int64
+	var started, beat int64
 	var draining, alive int
-	if err := sc.Scan(&n.ID, &n.Address, &started, &draining, &alive); err != nil {
+	if err := sc.Scan(&n.ID, &n.Address, &started, &draining, &beat, &alive); err != nil {
 		return nil, err
 	}
-	n.Started, n.Draining, n.Alive = store.FromMillis(started), draining == 1, alive == 1
+	n.Started, n.Draining, n.Alive, n.Heartbeat = store.FromMillis(started), draining == 1, alive == 1, store.FromMillis(beat)
 	return &n, nil
 }
 

@@ -1,5 +1,6 @@
-// Command gen writes the GameLift wire shapes, enums, validation and the
-// operation index from the GameLift API model that ships with botocore.
+// Command gen writes the GameLift wire shapes, enums, validation, the
+// operation index and the resources each operation acts on from the
+// GameLift API model that ships with botocore.
 //
 // Usage (from internal/wire, through go generate):
 //
@@ -89,6 +90,7 @@ func main() {
 	g.write(filepath.Join(*out, "shapes_gen.go"), g.shapes())
 	g.write(filepath.Join(*out, "validate_gen.go"), g.validation())
 	g.write(filepath.Join(*out, "operations_gen.go"), g.operations())
+	g.write(filepath.Join(*out, "resources_gen.go"), g.resources())
 }
 
 func findModel() string {
