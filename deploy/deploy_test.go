@@ -62,28 +62,30 @@ func TestSystemdUnits(t *testing.T) {
 	}
 }
 
-// The agent's user is made by systemd-sysusers from the file shipped
-// beside the unit (checked in a scratch root, nothing written).
-func TestSysusersFile(t *testing.T) {
+// The users the units run as are made by systemd-sysusers from the files
+// shipped beside them (checked in a scratch root, nothing written).
+func TestSysusersFiles(t *testing.T) {
 	sysusers := needTool(t, "systemd-sysusers")
-	root := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(root, "etc"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	file, err := filepath.Abs(filepath.Join("systemd", "anylift-agent.sysusers.conf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command(sysusers, "--root="+root, "--dry-run", file).CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "Creating user 'anylift-agent'") {
-		t.Fatalf("systemd-sysusers: %v\n%s", err, out)
-	}
-	b, err := os.ReadFile(filepath.Join("systemd", "anylift-agent.service"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(b), "\nUser=anylift-agent\n") {
-		t.Fatal("anylift-agent.service does not run as the user the sysusers file makes")
+	for unit, user := range map[string]string{"anylift.service": "anylift", "anylift-agent.service": "anylift-agent"} {
+		root := t.TempDir()
+		if err := os.MkdirAll(filepath.Join(root, "etc"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		file, err := filepath.Abs(filepath.Join("systemd", user+".sysusers.conf"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command(sysusers, "--root="+root, "--dry-run", file).CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "Creating user '"+user+"'") {
+			t.Fatalf("systemd-sysusers %s: %v\n%s", file, err, out)
+		}
+		b, err := os.ReadFile(filepath.Join("systemd", unit))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), "\nUser="+user+"\n") {
+			t.Errorf("%s does not run as the user %s.sysusers.conf makes", unit, user)
+		}
 	}
 }
 
@@ -213,7 +215,10 @@ func TestComposeFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := os.WriteFile(filepath.Join(dir, "credentials"), []byte("AKIDEXAMPLE secret\n"), 0o600); err != nil {
+	if err := os.Mkdir(filepath.Join(dir, "anylift-keys"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "anylift-keys", "credentials"), []byte("AKIDEXAMPLE secret\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	config := func(file string, env ...string) (string, error) {
@@ -228,7 +233,7 @@ func TestComposeFiles(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%s config one-node.yaml: %v\n%s", compose, err, out)
 	}
-	for _, want := range []string{"/data", "ANYLIFT_CREDENTIALS_FILE", "9870"} {
+	for _, want := range []string{"/data", "anylift-keys:/etc/anylift:ro", "ANYLIFT_CREDENTIALS_FILE", "9870"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("one-node.yaml as read lacks %q:\n%s", want, out)
 		}

@@ -23,6 +23,7 @@ cd "$(dirname "$0")/../.."
 repo=$PWD
 export PATH="/usr/local/go/bin:$HOME/go/bin:$HOME/.pyenv/shims:$PATH"
 
+trap 'echo "FAIL compose test: line $LINENO: $BASH_COMMAND" >&2' ERR
 skip() { echo "SKIP compose test: $*"; exit 0; }
 fail() { echo "FAIL compose test: $*" >&2; exit 1; }
 ok() { echo "ok   $*"; }
@@ -112,9 +113,9 @@ for i in docker.io/library/postgres:16 docker.io/library/nginx:1.27; do
   fi
 done
 cp deploy/compose/one-node.yaml deploy/compose/several-nodes.yaml deploy/compose/nginx.conf "$tmp/"
-printf '%s %s\n' "$AWS_ACCESS_KEY_ID" "$AWS_SECRET_ACCESS_KEY" > "$tmp/credentials"
-chown 65532 "$tmp/credentials" 2>/dev/null || chmod 0444 "$tmp/credentials"
-chmod go-w "$tmp/credentials"
+mkdir "$tmp/anylift-keys"
+printf '%s %s\n' "$AWS_ACCESS_KEY_ID" "$AWS_SECRET_ACCESS_KEY" > "$tmp/anylift-keys/credentials"
+chown -R 65532 "$tmp/anylift-keys" 2>/dev/null || chmod -R a+rX "$tmp/anylift-keys"
 
 up() { # PROJECT FILE
   project=$1 file=$2
@@ -135,9 +136,24 @@ up anylift-c1 one-node.yaml
 ready http://127.0.0.1:9870
 api create-location --location-name custom-compose >/dev/null || fail "one-node: signed create-location"
 api list-locations --query 'Locations[].LocationName' --output text | grep -q custom-compose || fail "one-node: list-locations"
-node=$("$engine" ps --filter label=com.docker.compose.project=anylift-c1 --format '{{.Names}}' | head -1)
+node=$("$engine" ps -a --filter label=com.docker.compose.project=anylift-c1 --format '{{.Names}}' | head -1)
 "$engine" exec "$node" /anylift healthcheck >/dev/null || fail "one-node: /anylift healthcheck"
 ok "one-node.yaml: ready on :9870, signed calls answered, health check passes"
+# A key added by renaming a new credentials file over the old one on the
+# host is taken up through the directory mount, without a restart.
+cp "$tmp/anylift-keys/credentials" "$tmp/anylift-keys/.new"
+echo "AKIDCOMPOSEADDED compose-added-secret" >> "$tmp/anylift-keys/.new"
+chown 65532 "$tmp/anylift-keys/.new" 2>/dev/null || chmod a+r "$tmp/anylift-keys/.new"
+mv "$tmp/anylift-keys/.new" "$tmp/anylift-keys/credentials"
+added=""
+for _ in $(seq 1 50); do
+  if AWS_ACCESS_KEY_ID=AKIDCOMPOSEADDED AWS_SECRET_ACCESS_KEY=compose-added-secret api list-locations >/dev/null 2>&1; then
+    added=yes; break
+  fi
+  sleep 0.2
+done
+[ -n "$added" ] || fail "one-node: a key added to the mounted credentials file was not taken up"
+ok "one-node.yaml: a key added on the host (file renamed over the old) is accepted without a restart"
 down
 
 # Several nodes.
@@ -158,10 +174,22 @@ for i in 1 2; do
 done
 # Which node holds which process, from each node's metrics (the host
 # reaches the containers' addresses).
-declare -A addr held
+# Nodes that started before PostgreSQL answered were restarted: wait
+# until each one is up and ready at its own address.
+declare -A addr held cname
 for n in node-a node-b node-c; do
-  c=$("$engine" ps --filter label=com.docker.compose.project=anylift-c3 --filter "label=com.docker.compose.service=$n" --format '{{.Names}}' | head -1)
-  addr[$n]=$("$engine" inspect "$c" --format '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}')
+  cname[$n]=$("$engine" ps -a --filter label=com.docker.compose.project=anylift-c3 \
+    --filter "label=com.docker.compose.service=$n" --format '{{.Names}}' | head -1)
+  [ -n "${cname[$n]}" ] || fail "no container for $n"
+  for _ in $(seq 1 300); do
+    addr[$n]=$("$engine" inspect "${cname[$n]}" --format '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}' 2>/dev/null || true)
+    if [ -n "${addr[$n]}" ] && [ "$(curl -s -o /dev/null -w '%{http_code}' "http://${addr[$n]}:9870/readyz" || true)" = 200 ]; then
+      break
+    fi
+    addr[$n]=""
+    sleep 0.2
+  done
+  [ -n "${addr[$n]}" ] || fail "$n did not become ready"
 done
 for _ in $(seq 1 100); do
   total=0
@@ -195,7 +223,7 @@ ok "a game session created on $idle, which holds no process, is ACTIVE: pushed n
 
 busy=""
 for n in node-a node-b node-c; do [ "${held[$n]:-0}" != 0 ] && busy=$n && break; done
-c=$("$engine" ps --filter label=com.docker.compose.project=anylift-c3 --filter "label=com.docker.compose.service=$busy" --format '{{.Names}}' | head -1)
+c=${cname[$busy]}
 "$engine" stop -t 45 "$c" >>"$tmp/engine.log" 2>&1
 "$engine" logs "$c" 2>&1 | grep -q 'draining: handing processes to other nodes' || fail "$busy did not drain"
 for _ in $(seq 1 100); do
