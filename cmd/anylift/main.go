@@ -38,6 +38,7 @@ commands:
   player-token  print a test player token for the player gateway
   status   show what a running Anylift runs: processes, game sessions, players, faults
   fault    make things fail on purpose, to test a game's retry and reconnect paths
+  healthcheck  exit 0 if the server on this machine is ready (GET /readyz), for container health checks
   version  print the version, the commit it was built from, and the platform
   <operation>  call the API as "aws gamelift <operation>" does (listed below)
 
@@ -62,6 +63,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return backupCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "restore":
 		return restoreCmd(ctx, args[1:], getenv, stdout, stderr)
+	case "healthcheck":
+		return healthcheck(ctx, args[1:], getenv, stdout)
 	case "player-token":
 		return playerToken(args[1:], getenv, stdout)
 	case "status":

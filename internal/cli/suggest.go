@@ -9,7 +9,7 @@ import (
 
 // binaryCommands are the anylift commands that are not operations; a typo
 // of one is suggested like a typo of an operation.
-var binaryCommands = []string{"agent", "backup", "dev", "help", "player-token", "restore", "serve", "version"}
+var binaryCommands = []string{"agent", "backup", "dev", "healthcheck", "help", "player-token", "restore", "serve", "version"}
 
 // unknownOperation is the short error for a name that is no operation:
 // the closest names, or what the name is when it is the API's name of an
