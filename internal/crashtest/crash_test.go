@@ -34,12 +34,13 @@ func binary(t *testing.T) string {
 	return path
 }
 
-// start runs "anylift serve" on dataDir and returns the process and the
-// API URL it printed.
-func start(t *testing.T, bin, dataDir string) (*exec.Cmd, string) {
+// start runs "anylift serve" on dataDir, with more flags when given (a
+// --store), and returns the process and the API URL it printed.
+func start(t *testing.T, bin, dataDir string, flags ...string) (*exec.Cmd, string) {
 	t.Helper()
-	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--tls-listen", "127.0.0.1:0", "--data-dir", dataDir,
-		"--access-key", apitest.AccessKey, "--secret-key", apitest.SecretKey, "--log-level", "error")
+	args := append([]string{"serve", "--listen", "127.0.0.1:0", "--tls-listen", "127.0.0.1:0", "--data-dir", dataDir,
+		"--access-key", apitest.AccessKey, "--secret-key", apitest.SecretKey, "--log-level", "error"}, flags...)
+	cmd := exec.Command(bin, args...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
