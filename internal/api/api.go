@@ -131,7 +131,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		code = ex.code
 		msg := err2.Error()
 		if ex.code == "InternalServiceException" {
-			h.log.Error("operation failed", "op", op, "request_id", reqID, "err", err2)
+			h.logFailure(r, op, reqID, err2)
 			msg = "An internal error occurred. Request ID: " + reqID
 		}
 		h.writeError(w, p, reqID, ex, msg)
@@ -147,6 +147,18 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.writeHeaders(w, p, reqID)
 	w.WriteHeader(http.StatusOK)
 	w.Write(body)
+}
+
+// logFailure logs an operation that failed inside the service: an error,
+// unless the caller went away before the answer (its connection closed,
+// so the request's context was canceled), which is the caller's doing
+// and logged as information.
+func (h *Handler) logFailure(r *http.Request, op, reqID string, err error) {
+	if r.Context().Err() != nil && errors.Is(err, context.Canceled) {
+		h.log.Info("caller went away", "op", op, "request_id", reqID, "err", err)
+		return
+	}
+	h.log.Error("operation failed", "op", op, "request_id", reqID, "err", err)
 }
 
 func (h *Handler) serve(w http.ResponseWriter, r *http.Request, p wire.Protocol, op, reqID string) (any, error) {

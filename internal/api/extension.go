@@ -69,7 +69,7 @@ func (h *Handler) ServeExtension(w http.ResponseWriter, r *http.Request) {
 		ex := exceptionFor(err)
 		msg := err.Error()
 		if ex.code == "InternalServiceException" {
-			h.log.Error("operation failed", "op", op, "request_id", reqID, "err", err)
+			h.logFailure(r, op, reqID, err)
 			msg = "An internal error occurred. Request ID: " + reqID
 		}
 		fail(ex, msg)
