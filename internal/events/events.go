@@ -137,7 +137,7 @@ func (s *Service) deliver(ctx context.Context) {
 		if busy {
 			continue
 		}
-		t := time.NewTimer(s.cfg.Poll)
+		t := time.NewTimer(s.hub.nextPoll())
 		select {
 		case <-ctx.Done():
 			t.Stop()

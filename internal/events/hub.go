@@ -89,15 +89,31 @@ func (h *Hub) Run(ctx context.Context) {
 		if more {
 			continue
 		}
-		if !h.wait(ctx) {
+		if !h.waitFor(ctx, h.nextPoll()) {
 			return
 		}
 	}
 }
 
+// unsettledPoll is how soon the outbox is read again while notifications
+// wait behind transactions in flight (PostgreSQL): they end in
+// milliseconds, on this node or another, which may not wake this one.
+const unsettledPoll = 5 * time.Millisecond
+
+// nextPoll is how long the tailer may wait before reading again.
+func (h *Hub) nextPoll() time.Duration {
+	if u, ok := h.st.(interface{ OutboxUnsettled() bool }); ok && u.OutboxUnsettled() {
+		return min(h.poll, unsettledPoll)
+	}
+	return h.poll
+}
+
 // wait blocks until a wake, the poll interval, or ctx's end (false).
-func (h *Hub) wait(ctx context.Context) bool {
-	t := time.NewTimer(h.poll)
+func (h *Hub) wait(ctx context.Context) bool { return h.waitFor(ctx, h.poll) }
+
+// waitFor blocks until a wake, d, or ctx's end (false).
+func (h *Hub) waitFor(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():

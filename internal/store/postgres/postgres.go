@@ -49,6 +49,12 @@ func Open(ctx context.Context, dsn string) (*sqldb.DB, error) {
 		}
 		return nil, err
 	}
+	var schema string
+	if err := pool.QueryRowContext(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("reading the store's schema: %w", err)
+	}
+	db.SetOutboxSchema(schema)
 	return db, nil
 }
 

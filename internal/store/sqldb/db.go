@@ -58,6 +58,9 @@ type DB struct {
 
 	// closers run after the pools close (OnClose).
 	closers []func() error
+
+	// horizon: how far the outbox may be read (PostgreSQL; horizon.go).
+	horizon outboxHorizon
 }
 
 // OnClose makes Close run fn after closing the pools (a backend's lock,
@@ -196,6 +199,8 @@ type Tx struct {
 	// feed: note changes for the commit hook (feed.go) in changes.
 	feed    bool
 	changes []store.Change
+	// appending: the transaction holds the outbox's append lock.
+	appending bool
 }
 
 // stmt returns q prepared for this transaction, or nil the first times

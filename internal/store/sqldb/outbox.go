@@ -1,27 +1,27 @@
 package sqldb
 
 import (
+	"math"
 	"time"
 
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/store"
 )
 
-// outboxLockKey is the PostgreSQL advisory lock that serializes outbox
-// appends until commit, so that seqs become visible in increasing order.
-const outboxLockKey = 7310_0001
-
 // AppendNotification implements store.OutboxTx.
 //
 // On PostgreSQL two transactions may take seqs 5 and 6 and commit 6
-// first; a tailer that had read 6 would then skip 5. Holding a
-// transaction-scoped advisory lock from the append to the commit orders
-// the appends by commit. SQLite has one writer and needs nothing.
+// first; a reader that went past 6 would then skip 5. Appends do not wait
+// for each other: each appending transaction holds the outbox's append
+// lock in shared mode until it ends, and readers read only up to the
+// settled horizon (outboxHorizon), below which every seq has been
+// committed or abandoned. SQLite has one writer and needs neither.
 func (t *Tx) AppendNotification(n *game.Notification) error {
-	if t.db.dialect.Name == "postgres" {
-		if _, err := t.exec(`SELECT pg_advisory_xact_lock(?)`, int64(outboxLockKey)); err != nil {
+	if t.db.dialect.Name == "postgres" && !t.appending {
+		if _, err := t.exec(`SELECT pg_advisory_xact_lock_shared(?)`, t.db.horizon.key); err != nil {
 			return err
 		}
+		t.appending = true
 	}
 	args := []any{n.ID, store.Millis(n.Time), n.Type, n.Resource, n.Target, string(n.Envelope)}
 	var err error
@@ -53,8 +53,18 @@ func (t *Tx) insertSQLite(args []any) (int64, error) {
 
 // ListNotifications implements store.OutboxTx.
 func (t *Tx) ListNotifications(after int64, limit int) ([]*game.Notification, error) {
+	upto := int64(math.MaxInt64)
+	if t.db.dialect.Name == "postgres" {
+		var err error
+		if upto, err = t.db.horizon.settle(t); err != nil {
+			return nil, err
+		}
+		if upto <= after {
+			return nil, nil
+		}
+	}
 	rows, err := t.query(`SELECT seq, id, time, type, resource, target, envelope FROM outbox
-		WHERE seq > ? ORDER BY seq LIMIT ?`, after, limit)
+		WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?`, after, upto, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -76,6 +86,9 @@ func (t *Tx) ListNotifications(after int64, limit int) ([]*game.Notification, er
 
 // LastNotificationSeq implements store.OutboxTx.
 func (t *Tx) LastNotificationSeq() (int64, error) {
+	if t.db.dialect.Name == "postgres" {
+		return t.db.horizon.end(t)
+	}
 	var seq int64
 	err := t.queryRow(`SELECT COALESCE(MAX(seq), 0) FROM outbox`).Scan(&seq)
 	return seq, err

@@ -1,0 +1,137 @@
+package sqldb
+
+import (
+	"hash/fnv"
+	"sync"
+)
+
+// outboxHorizon tells, on PostgreSQL, how far the outbox may be read
+// without ever skipping a notification that commits late.
+//
+// Seqs are taken when a row is inserted, not when its transaction
+// commits, so the rows a reader sees may have holes that fill in later.
+// Rather than make appends wait for each other until commit (one lock
+// for every writer of every fleet), every appending transaction holds
+// the append lock (an advisory lock, in shared mode, so appenders never
+// wait for each other) from before it takes its first seq until it
+// ends. A reader then observes, in this order, the last seq handed out
+// (L) and the transactions holding the lock. Every seq up to L was taken
+// by one of those holders or by a transaction that has already ended; so
+// once those holders have all ended, every seq up to L is settled:
+// committed and visible to any later statement, or never to be.
+//
+// The observation is taken again when the last one has settled, so a
+// reader lags the newest notification by the time the transactions in
+// flight at one moment take to end (milliseconds), never by a long
+// transaction that does not append. The order given is seq order, which
+// respects causality: a transaction that saw another's commit takes its
+// seqs after that one's.
+type outboxHorizon struct {
+	// key is the append lock's advisory key, from the store's schema, so
+	// that stores in other schemas of one database do not wait on each
+	// other.
+	key int64
+
+	mu      sync.Mutex
+	settled int64 // every seq ≤ settled is settled
+	// An observation waiting to settle: the last seq handed out, and the
+	// virtual transaction ids holding the append lock at the time.
+	pending bool
+	last    int64
+	holders []string
+}
+
+// horizonKey is the append lock's key for a schema: 31 bits of its hash
+// (an advisory key of one 32-bit half, so pg_locks shows it in objid).
+func horizonKey(schema string) int64 {
+	h := fnv.New32a()
+	h.Write([]byte("anylift outbox " + schema))
+	return int64(h.Sum32() & 0x7fffffff)
+}
+
+// SetOutboxSchema names the schema the store's outbox lives in; the
+// PostgreSQL backend calls it once, before the store is shared.
+func (db *DB) SetOutboxSchema(schema string) { db.horizon.key = horizonKey(schema) }
+
+const (
+	lastSeqQuery = `SELECT COALESCE(pg_sequence_last_value(pg_get_serial_sequence('outbox', 'seq')::regclass), 0)`
+	holdersQuery = `SELECT virtualtransaction FROM pg_locks
+		WHERE locktype = 'advisory' AND classid = 0 AND objid = ?::bigint::oid AND objsubid = 1 AND pid <> pg_backend_pid()`
+	stillHeldQuery = `SELECT count(*) FROM pg_locks
+		WHERE locktype = 'advisory' AND classid = 0 AND objid = ?::bigint::oid AND objsubid = 1 AND virtualtransaction = ANY(?)`
+)
+
+// settle returns the settled horizon, advancing it with t's connection
+// (read committed: each statement sees what has committed before it).
+func (h *outboxHorizon) settle(t *Tx) (int64, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.pending {
+		var n int
+		if err := t.queryRow(stillHeldQuery, h.key, h.holders).Scan(&n); err != nil {
+			return h.settled, err
+		}
+		if n > 0 {
+			return h.settled, nil
+		}
+		h.settled, h.pending, h.holders = max(h.settled, h.last), false, nil
+	}
+	var last int64
+	if err := t.queryRow(lastSeqQuery).Scan(&last); err != nil {
+		return h.settled, err
+	}
+	if last <= h.settled {
+		return h.settled, nil
+	}
+	rows, err := t.query(holdersQuery, h.key)
+	if err != nil {
+		return h.settled, err
+	}
+	defer rows.Close()
+	var holders []string
+	for rows.Next() {
+		var vxid string
+		if err := rows.Scan(&vxid); err != nil {
+			return h.settled, err
+		}
+		holders = append(holders, vxid)
+	}
+	if err := rows.Err(); err != nil {
+		return h.settled, err
+	}
+	if len(holders) == 0 {
+		h.settled = last
+	} else {
+		h.pending, h.last, h.holders = true, last, holders
+	}
+	return h.settled, nil
+}
+
+// end returns the outbox's end for a reader starting now: it takes the
+// append lock alone for the rest of t (waiting for the appenders in
+// flight, and holding new ones back until t ends, which a reader's
+// transaction does at once), so every seq handed out so far is settled.
+func (h *outboxHorizon) end(t *Tx) (int64, error) {
+	if _, err := t.exec(`SELECT pg_advisory_xact_lock(?)`, h.key); err != nil {
+		return 0, err
+	}
+	var last int64
+	if err := t.queryRow(lastSeqQuery).Scan(&last); err != nil {
+		return 0, err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if last > h.settled && !h.pending {
+		h.settled = last
+	}
+	return last, nil
+}
+
+// Unsettled reports whether notifications may be waiting behind
+// transactions in flight (PostgreSQL): a reader that found nothing new
+// should look again soon rather than after its usual interval.
+func (db *DB) OutboxUnsettled() bool {
+	db.horizon.mu.Lock()
+	defer db.horizon.mu.Unlock()
+	return db.horizon.pending
+}
