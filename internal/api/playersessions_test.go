@@ -3,9 +3,7 @@ package api_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -96,113 +94,21 @@ func TestPlayerSessionSeatsUnderConcurrency(t *testing.T) {
 			gl := env.Client()
 
 			single := seedSession(t, env, "gsess-race", game.SessionActive, seats, time.Now())
-			r := race(t, gl, single, 200, 0)
-			if len(r.acked) != seats || r.full != 200-seats || len(r.other) > 0 {
-				t.Fatalf("singles: %d reserved, %d full, other errors %v; want %d and %d", len(r.acked), r.full, r.other, seats, 200-seats)
+			r := apitest.RaceSeats(t, []*gamelift.Client{gl}, single, 200, 0)
+			if len(r.Acked) != seats || r.Full != 200-seats || len(r.Other) > 0 {
+				t.Fatalf("singles: %d reserved, %d full, other errors %v; want %d and %d", len(r.Acked), r.Full, r.Other, seats, 200-seats)
 			}
-			checkSeats(t, gl, single, r.acked)
+			apitest.CheckSeats(t, gl, single, r.Acked)
 
 			// With at least 9 singles, one of them is refused only when all 8
 			// seats are taken (nothing frees a seat here): exactly 8 are.
 			mixed := seedSession(t, env, "gsess-race-mixed", game.SessionActive, seats, time.Now())
-			r = race(t, gl, mixed, 100, 50)
-			if len(r.acked) != seats || len(r.other) > 0 {
-				t.Fatalf("singles and pairs: %d seats reserved, other errors %v; want %d", len(r.acked), r.other, seats)
+			r = apitest.RaceSeats(t, []*gamelift.Client{gl}, mixed, 100, 50)
+			if len(r.Acked) != seats || len(r.Other) > 0 {
+				t.Fatalf("singles and pairs: %d seats reserved, other errors %v; want %d", len(r.Acked), r.Other, seats)
 			}
-			checkSeats(t, gl, mixed, r.acked)
+			apitest.CheckSeats(t, gl, mixed, r.Acked)
 		})
-	}
-}
-
-// raced is what a race of reservations on one session came to.
-type raced struct {
-	acked []string // the player session ids acknowledged
-	full  int      // calls refused with GameSessionFullException
-	other []error
-}
-
-// race runs singles CreatePlayerSession and pairs CreatePlayerSessions
-// (two players each) calls on game session id at once.
-func race(t *testing.T, gl *gamelift.Client, id string, singles, pairs int) raced {
-	t.Helper()
-	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		out   raced
-		start = make(chan struct{})
-	)
-	result := func(ps []types.PlayerSession, err error) {
-		var full *types.GameSessionFullException
-		mu.Lock()
-		defer mu.Unlock()
-		switch {
-		case err == nil:
-			for _, p := range ps {
-				out.acked = append(out.acked, aws.ToString(p.PlayerSessionId))
-			}
-		case errors.As(err, &full):
-			out.full++
-		default:
-			out.other = append(out.other, err)
-		}
-	}
-	for i := range singles + pairs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			ctx := context.Background()
-			if i < singles {
-				one, err := gl.CreatePlayerSession(ctx, &gamelift.CreatePlayerSessionInput{GameSessionId: aws.String(id), PlayerId: aws.String(fmt.Sprint("p", i))})
-				if err != nil {
-					result(nil, err)
-				} else {
-					result([]types.PlayerSession{*one.PlayerSession}, nil)
-				}
-				return
-			}
-			two, err := gl.CreatePlayerSessions(ctx, &gamelift.CreatePlayerSessionsInput{GameSessionId: aws.String(id),
-				PlayerIds: []string{fmt.Sprint("a", i), fmt.Sprint("b", i)}})
-			if err != nil {
-				result(nil, err)
-			} else {
-				result(two.PlayerSessions, nil)
-			}
-		}()
-	}
-	close(start)
-	wg.Wait()
-	return out
-}
-
-// checkSeats checks that game session id counts exactly the acknowledged
-// player sessions, and that DescribePlayerSessions lists exactly them,
-// RESERVED.
-func checkSeats(t *testing.T, gl *gamelift.Client, id string, acked []string) {
-	t.Helper()
-	ctx := context.Background()
-	g, err := gl.DescribeGameSessions(ctx, &gamelift.DescribeGameSessionsInput{GameSessionId: aws.String(id)})
-	if err != nil || len(g.GameSessions) != 1 || int(aws.ToInt32(g.GameSessions[0].CurrentPlayerSessionCount)) != len(acked) {
-		t.Errorf("DescribeGameSessions: %+v %v, want CurrentPlayerSessionCount %d", g, err, len(acked))
-	}
-	d, err := gl.DescribePlayerSessions(ctx, &gamelift.DescribePlayerSessionsInput{GameSessionId: aws.String(id)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	listed := map[string]bool{}
-	for _, p := range d.PlayerSessions {
-		listed[aws.ToString(p.PlayerSessionId)] = true
-		if p.Status != types.PlayerSessionStatusReserved {
-			t.Errorf("player session %s is %s, want RESERVED", aws.ToString(p.PlayerSessionId), p.Status)
-		}
-	}
-	for _, psID := range acked {
-		if !listed[psID] {
-			t.Errorf("acknowledged player session %s is not listed", psID)
-		}
-	}
-	if len(d.PlayerSessions) != len(acked) {
-		t.Errorf("DescribePlayerSessions lists %d player sessions, %d were acknowledged", len(d.PlayerSessions), len(acked))
 	}
 }
 
