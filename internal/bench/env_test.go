@@ -101,3 +101,38 @@ func analyze(b *testing.B, schemaDSN string) {
 		b.Fatal(err)
 	}
 }
+
+// pgWork is what a PostgreSQL database has done so far: the transactions
+// committed in it (pg_stat_database.xact_commit, read-only ones included)
+// and the transaction ids handed out in the cluster (one per transaction
+// that wrote, committed or not).
+type pgWork struct{ commits, xids int64 }
+
+// readPGWork reads pgWork for the database of dsn. Other connections'
+// commits reach pg_stat_database when they flush their statistics: about a
+// second behind while they are busy, so a run of several seconds or more
+// reads it to within a few percent.
+func readPGWork(b *testing.B, dsn string) pgWork {
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	var w pgWork
+	if err := db.QueryRow(`SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()`).Scan(&w.commits); err != nil {
+		b.Fatal(err)
+	}
+	if err := db.QueryRow(`SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint`).Scan(&w.xids); err != nil {
+		b.Fatal(err)
+	}
+	return w
+}
+
+// reportPGWork reports the database work per operation since before: the
+// transactions committed and the writing transactions, background loops
+// of the nodes included (and anything else using the database meanwhile).
+func reportPGWork(b *testing.B, dsn string, before pgWork, ops int) {
+	after := readPGWork(b, dsn)
+	b.ReportMetric(float64(after.commits-before.commits)/float64(ops), "pg-commits/op")
+	b.ReportMetric(float64(after.xids-before.xids)/float64(ops), "pg-writes/op")
+}

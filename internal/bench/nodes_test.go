@@ -109,6 +109,10 @@ func BenchmarkQueuePlacementNodes(b *testing.B) {
 			var used []*gl.Process
 			var ids []string
 			var turn atomic.Int64
+			var work pgWork
+			if store != "" {
+				work = readPGWork(b, store)
+			}
 			run(b, func(r *rand.Rand) error {
 				id := fmt.Sprintf("bench-nodes%d-%d", n, placementSeq.Add(1))
 				p, err := e.placeOnQueue(clients[int(turn.Add(1))%len(clients)], r, id)
@@ -120,6 +124,9 @@ func BenchmarkQueuePlacementNodes(b *testing.B) {
 				mu.Unlock()
 				return err
 			})
+			if store != "" {
+				reportPGWork(b, store, work, b.N)
+			}
 			checkFulfilled(b, clients[0], ids)
 			e.pool.retire(used, 32)
 		})
