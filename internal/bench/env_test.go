@@ -5,7 +5,10 @@ import (
 	"database/sql"
 	"net/url"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -135,4 +138,54 @@ func reportPGWork(b *testing.B, dsn string, before pgWork, ops int) {
 	after := readPGWork(b, dsn)
 	b.ReportMetric(float64(after.commits-before.commits)/float64(ops), "pg-commits/op")
 	b.ReportMetric(float64(after.xids-before.xids)/float64(ops), "pg-writes/op")
+}
+
+// cpuWork is CPU time spent so far: by this process (the nodes, and the
+// load generator and game server processes the benchmark runs in it) and
+// by the PostgreSQL server's processes on this machine, those that ended
+// included (their time is added to the postmaster's children's).
+type cpuWork struct{ self, pg time.Duration }
+
+// clockTick is the unit of /proc/<pid>/stat's times (USER_HZ, 100 on
+// Linux).
+const clockTick = 10 * time.Millisecond
+
+func readCPUWork(b *testing.B) cpuWork {
+	var w cpuWork
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	w.self = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	procs, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, p := range procs {
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ... utime(14) stime(15) cutime(16) cstime(17)
+		s := string(raw)
+		open, close := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+		if open < 0 || close < open || s[open+1:close] != "postgres" {
+			continue
+		}
+		f := strings.Fields(s[close+1:])
+		if len(f) < 15 {
+			continue
+		}
+		num := func(i int) time.Duration { v, _ := strconv.ParseInt(f[i], 10, 64); return time.Duration(v) * clockTick }
+		// utime and stime, and the times of its ended children, which only
+		// the postmaster has (every other PostgreSQL process is its child).
+		w.pg += num(11) + num(12) + num(13) + num(14)
+	}
+	return w
+}
+
+// reportCPUWork reports CPU milliseconds per operation since before: the
+// benchmark's process (an upper bound of the nodes' own share) and the
+// database's.
+func reportCPUWork(b *testing.B, before cpuWork, ops int) {
+	after := readCPUWork(b)
+	b.ReportMetric(float64((after.self-before.self).Microseconds())/1000/float64(ops), "cpu-ms/op")
+	b.ReportMetric(float64((after.pg-before.pg).Microseconds())/1000/float64(ops), "pg-cpu-ms/op")
 }

@@ -113,6 +113,7 @@ func BenchmarkQueuePlacementNodes(b *testing.B) {
 			if store != "" {
 				work = readPGWork(b, store)
 			}
+			cpu := readCPUWork(b)
 			run(b, func(r *rand.Rand) error {
 				id := fmt.Sprintf("bench-nodes%d-%d", n, placementSeq.Add(1))
 				p, err := e.placeOnQueue(clients[int(turn.Add(1))%len(clients)], r, id)
@@ -124,6 +125,7 @@ func BenchmarkQueuePlacementNodes(b *testing.B) {
 				mu.Unlock()
 				return err
 			})
+			reportCPUWork(b, cpu, b.N)
 			if store != "" {
 				reportPGWork(b, store, work, b.N)
 			}
