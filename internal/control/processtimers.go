@@ -43,6 +43,7 @@ func (s *Service) sweepProcesses(ctx context.Context) error {
 // transaction so a reconnect or heartbeat that came meanwhile wins.
 func (s *Service) sweepProcess(ctx context.Context, ref ProcessRef, now time.Time) error {
 	var ended, lost, refresh *game.Process
+	var claim time.Time // the TokenExpires that claims a refresh
 	err := s.updateProcess(ctx, ref, func(tx store.Tx, p *game.Process) error {
 		switch {
 		case !p.Connected && !p.DisconnectedAt.IsZero() && !p.DisconnectedAt.After(now.Add(-s.cfg.ProcessLostGrace)):
@@ -58,7 +59,14 @@ func (s *Service) sweepProcess(ctx context.Context, ref ProcessRef, now time.Tim
 			ended = p
 			return s.terminateUnhealthy(tx, p, s.unhealthyReason())
 		case p.Connected && !p.TokenExpires.IsZero() && !p.TokenExpires.After(now.Add(s.cfg.RefreshMargin)):
-			refresh = p
+			// Claimed here, in the transaction that decided it: a sweep
+			// running beside this one (another node's, or the loop's
+			// beside an explicit Sweep) re-reads the process after this
+			// commits and leaves it alone, rather than sending a second
+			// RefreshConnection.
+			before := *p
+			refresh, claim = &before, now.Add(s.cfg.AuthTokenTTL).Truncate(time.Millisecond)
+			p.TokenExpires = claim
 		}
 		return nil
 	})
@@ -75,7 +83,18 @@ func (s *Service) sweepProcess(ctx context.Context, ref ProcessRef, now time.Tim
 		s.forget(ref)
 	}
 	if refresh != nil {
-		return s.refreshConnection(ctx, refresh)
+		if err := s.refreshConnection(ctx, refresh); err != nil {
+			// Not sent: give the claim back (unless a reconnect replaced
+			// it), so that the next sweep tries again before the current
+			// token expires.
+			s.updateProcess(ctx, ref, func(_ store.Tx, q *game.Process) error {
+				if q.TokenExpires.Equal(claim) {
+					q.TokenExpires = refresh.TokenExpires
+				}
+				return nil
+			})
+			return err
+		}
 	}
 	return nil
 }
