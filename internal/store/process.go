@@ -28,3 +28,33 @@ type ProcessTx interface {
 	// CountActiveProcesses counts a fleet's ACTIVE processes per location.
 	CountActiveProcesses(fleetID string) (map[string]int, error)
 }
+
+// Free reports whether p may host a new game session: ACTIVE, connected,
+// healthy and hosting nothing (a process hosts one game session in its
+// life). ClaimFreeProcess and CountFreeProcesses count by this rule.
+func Free(p *game.Process) bool {
+	return p.Status == game.ProcessActive && p.GameSessionID == "" && p.Connected && p.Healthy
+}
+
+// FreeProcesses is a memory of the processes free to host a new game
+// session, which a store that is the only writer of its data consults to
+// claim one instead of querying (sqldb.DB.SetFreeProcesses). The store
+// calls it from inside its write transactions and feeds it every
+// committed ProcessPut and SessionPut; it must be safe for concurrent use.
+type FreeProcesses interface {
+	// Take picks the free process of the fleet in location that
+	// ClaimFreeProcess would pick (oldest first, by creation time then
+	// pID), skipping computes with maxActivating game sessions ACTIVATING
+	// or taken (0: no cap), and sets it aside: no other Take answers it
+	// until it is returned or a committed change says it is no longer
+	// free. It answers a copy of the record; ok is false when none is.
+	Take(fleetID, location string, maxActivating int) (p *game.Process, ok bool)
+	// Return ends a take that did not commit, or whose transaction has
+	// ended: the process is free again unless a committed change said
+	// otherwise meanwhile. Returning a process whose claim committed does
+	// nothing.
+	Return(p *game.Process)
+	// Count counts, up to max, the free processes of the fleet in location
+	// that are not taken.
+	Count(fleetID, location string, max int) int
+}

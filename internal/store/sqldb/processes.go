@@ -35,6 +35,9 @@ func (t *Tx) PutProcess(p *game.Process) error {
 		store.Millis(p.LastHealthy), store.Millis(p.DisconnectedAt), store.Millis(p.TokenExpires),
 		store.Millis(p.CreationTime), string(doc), store.Millis(p.ActivationTime), store.Millis(p.TerminationTime),
 		flag(p.Abnormal))
+	if err == nil {
+		t.noteProcess(p)
+	}
 	return err
 }
 
@@ -66,6 +69,9 @@ func (t *Tx) GetProcess(fleetID, computeName, pid string) (*game.Process, error)
 // scanProcess lays over the doc), so a claim writes one column, not the
 // whole record, and decodes one doc.
 func (t *Tx) ClaimFreeProcess(fleetID, location, gameSessionID string, maxActivating int) (*game.Process, error) {
+	if t.db.free != nil {
+		return t.claimFromMemory(fleetID, location, gameSessionID, maxActivating)
+	}
 	q := `SELECT compute, pid FROM processes p
 		WHERE fleet_id = ? AND location = ? AND status = 'ACTIVE' AND game_session_id = '' AND connected = 1 AND healthy = 1`
 	args := []any{fleetID, location}
@@ -108,7 +114,11 @@ func (t *Tx) ClaimFreeProcess(fleetID, location, gameSessionID string, maxActiva
 			return nil, err
 		}
 		if n, _ := res.RowsAffected(); n == 1 {
-			return t.GetProcess(fleetID, c[0], c[1])
+			p, err := t.GetProcess(fleetID, c[0], c[1])
+			if err == nil {
+				t.noteProcess(p)
+			}
+			return p, err
 		}
 	}
 	return nil, game.Errorf(game.NotFound, "no free server process in fleet %s location %s", fleetID, location)

@@ -1,0 +1,181 @@
+package sqldb
+
+import (
+	"context"
+	"slices"
+
+	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/store"
+)
+
+// Free processes from memory. With a store.FreeProcesses set
+// (SetFreeProcesses), ClaimFreeProcess takes its process from that memory
+// instead of querying for candidates, and writes the claim as one
+// conditional column update; CountFreeProcesses counts in memory.
+//
+// The memory learns of writes at commit (the commit feed), so inside a
+// batch it does not yet know what the batch's earlier jobs wrote. A taken
+// process that this batch has written already is therefore read again
+// from the transaction before it is claimed, and skipped when it is not
+// free there. Every take is returned when its job fails and, after the
+// hook has run (or the commit failed), when its batch ends: a claim that
+// committed is gone from the memory by then and the return does nothing;
+// a claim that did not commit is free again before any caller hears its
+// answer. Outside group commit, commitMu holds a write transaction from
+// its start to its hook, so the memory is never behind it.
+
+// SetFreeProcesses makes ClaimFreeProcess and CountFreeProcesses answer
+// from free, which the commit hook must feed (its Apply). Call it once,
+// before the DB serves writes, and only when this DB is the only writer
+// of its store (one server on SQLite).
+func (db *DB) SetFreeProcesses(free store.FreeProcesses) { db.free = free }
+
+// noteProcess records the process as it now reads.
+func (t *Tx) noteProcess(p *game.Process) {
+	if !t.feed {
+		return
+	}
+	c := *p
+	c.LogPaths = slices.Clone(p.LogPaths)
+	t.note(store.Change{Kind: store.ProcessPut, ID: p.FleetID, Process: &c})
+}
+
+// claimFromMemory is ClaimFreeProcess over the memory (see above).
+func (t *Tx) claimFromMemory(fleetID, location, gameSessionID string, maxActivating int) (*game.Process, error) {
+	for {
+		p, ok := t.db.free.Take(fleetID, location, maxActivating)
+		if !ok {
+			return nil, game.Errorf(game.NotFound, "no free server process in fleet %s location %s", fleetID, location)
+		}
+		t.takes = append(t.takes, p)
+		if t.wroteProcess(p) {
+			fresh, err := t.GetProcess(p.FleetID, p.ComputeName, p.PID)
+			if err != nil {
+				return nil, err
+			}
+			if !store.Free(fresh) {
+				continue
+			}
+			p = fresh
+		}
+		// The conditions repeat the memory's: a memory out of step with
+		// the store skips a process rather than give it two sessions.
+		res, err := t.exec(`UPDATE processes SET game_session_id = ? WHERE fleet_id = ? AND compute = ? AND pid = ?
+			AND game_session_id = '' AND status = 'ACTIVE' AND connected = 1 AND healthy = 1`,
+			gameSessionID, p.FleetID, p.ComputeName, p.PID)
+		if err != nil {
+			return nil, err
+		}
+		if n, _ := res.RowsAffected(); n != 1 {
+			continue
+		}
+		p.GameSessionID = gameSessionID
+		t.noteProcess(p)
+		c := *p
+		return &c, nil
+	}
+}
+
+// wroteProcess reports whether this transaction, or an earlier job of its
+// batch that succeeded, wrote p.
+func (t *Tx) wroteProcess(p *game.Process) bool {
+	k := store.ProcessKey{FleetID: p.FleetID, ComputeName: p.ComputeName, PID: p.PID}
+	if t.written[k] {
+		return true
+	}
+	for _, c := range t.changes {
+		if c.Kind == store.ProcessPut && c.Process.FleetID == k.FleetID && c.Process.ComputeName == k.ComputeName && c.Process.PID == k.PID {
+			return true
+		}
+	}
+	return false
+}
+
+// jobEnded settles the takes of the job that just ran in t: a failed
+// job's go back at once; a successful job's wait for the batch's end, and
+// the processes it wrote are remembered for the batch's later jobs.
+func (t *Tx) jobEnded(ok bool) {
+	if t.db.free == nil {
+		return
+	}
+	if !ok {
+		for _, p := range t.takes {
+			t.db.free.Return(p)
+		}
+		t.takes = t.takes[:0]
+		return
+	}
+	for _, c := range t.changes {
+		if c.Kind == store.ProcessPut {
+			if t.written == nil {
+				t.written = map[store.ProcessKey]bool{}
+			}
+			t.written[store.ProcessKey{FleetID: c.Process.FleetID, ComputeName: c.Process.ComputeName, PID: c.Process.PID}] = true
+		}
+	}
+	t.batchTakes = append(t.batchTakes, t.takes...)
+	t.takes = t.takes[:0]
+}
+
+// batchEnded returns every take of the batch, after its hook has run or
+// its commit failed.
+func (t *Tx) batchEnded() {
+	if t.db.free == nil {
+		return
+	}
+	for _, p := range t.batchTakes {
+		t.db.free.Return(p)
+	}
+	t.batchTakes = nil
+}
+
+// LoadFreeProcesses reads, in one read transaction, every process free to
+// host a game session (store.Free) and visits each as a store.ProcessPut,
+// in no particular order: what a store.FreeProcesses is built from at
+// start-up. visit's error stops the load.
+func (db *DB) LoadFreeProcesses(ctx context.Context, visit func(store.Change) error) error {
+	return db.View(ctx, func(stx store.Tx) error {
+		t := stx.(*Tx)
+		rows, err := t.query(`SELECT doc, game_session_id FROM processes
+			WHERE status = 'ACTIVE' AND game_session_id = '' AND connected = 1 AND healthy = 1`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			p, err := scanProcess(rows)
+			if err != nil {
+				return err
+			}
+			if err := visit(store.Change{Kind: store.ProcessPut, ID: p.FleetID, Process: p}); err != nil {
+				return err
+			}
+		}
+		return rows.Err()
+	})
+}
+
+// releasedProcesses reads, when t feeds a hook, the processes that
+// ReleaseNodeProcesses is about to mark disconnected, so that it can note
+// them.
+func (t *Tx) releasedProcesses(nodeID string) ([]*game.Process, error) {
+	if !t.feed {
+		return nil, nil
+	}
+	rows, err := t.query(`SELECT doc, game_session_id FROM processes WHERE connected = 1 AND status <> 'TERMINATED'
+		AND EXISTS (SELECT 1 FROM process_holders h
+			WHERE h.fleet_id = processes.fleet_id AND h.compute = processes.compute AND h.pid = processes.pid AND h.node_id = ?)`, nodeID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*game.Process
+	for rows.Next() {
+		p, err := scanProcess(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
