@@ -153,7 +153,7 @@ func (f *fleet) put(p *game.Process) {
 	e := newEntry(p)
 	l := f.list(p.Location)
 	l.remove(e)
-	if store.Free(p) {
+	if p.Free() {
 		l.insert(e)
 	}
 }
@@ -238,7 +238,7 @@ func (s *State) Return(p *game.Process) {
 		return
 	}
 	f.untake(k, e)
-	if store.Free(e.p) {
+	if e.p.Free() {
 		f.list(e.p.Location).insert(e)
 	}
 }

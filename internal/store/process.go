@@ -29,13 +29,6 @@ type ProcessTx interface {
 	CountActiveProcesses(fleetID string) (map[string]int, error)
 }
 
-// Free reports whether p may host a new game session: ACTIVE, connected,
-// healthy and hosting nothing (a process hosts one game session in its
-// life). ClaimFreeProcess and CountFreeProcesses count by this rule.
-func Free(p *game.Process) bool {
-	return p.Status == game.ProcessActive && p.GameSessionID == "" && p.Connected && p.Healthy
-}
-
 // FreeProcesses is a memory of the processes free to host a new game
 // session, which a store that is the only writer of its data consults to
 // claim one instead of querying (sqldb.DB.SetFreeProcesses). The store

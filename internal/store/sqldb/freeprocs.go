@@ -53,7 +53,7 @@ func (t *Tx) claimFromMemory(fleetID, location, gameSessionID string, maxActivat
 			if err != nil {
 				return nil, err
 			}
-			if !store.Free(fresh) {
+			if !fresh.Free() {
 				continue
 			}
 			p = fresh
