@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -52,7 +53,7 @@ func open(t *testing.T, dir string) (*sqldb.DB, *fleetstate.State) {
 	}
 	mem := fleetstate.New()
 	load := func(visit func(store.Change) error) error {
-		if err := db.LoadFreeProcesses(context.Background(), visit); err != nil {
+		if err := db.LoadProcesses(context.Background(), visit); err != nil {
 			return err
 		}
 		return db.LoadLive(context.Background(), visit)
@@ -247,6 +248,15 @@ func (w *world) check() {
 			if got, want := w.mem.Activating(testFleet, compute), rebuilt.Activating(testFleet, compute); got != want {
 				w.t.Errorf("ACTIVATING on %s: memory %d, rebuilt %d", compute, got, want)
 			}
+		}
+	}
+	for k, gs := range w.claimed {
+		compute, pid, _ := strings.Cut(k, "/")
+		if !w.mem.Hosts(testFleet, compute, pid, gs) || !rebuilt.Hosts(testFleet, compute, pid, gs) {
+			w.t.Errorf("process %s hosts %s: memory %v, rebuilt %v", k, gs, w.mem.Hosts(testFleet, compute, pid, gs), rebuilt.Hosts(testFleet, compute, pid, gs))
+		}
+		if w.mem.Hosts(testFleet, compute, pid, gs+"-other") {
+			w.t.Errorf("process %s hosts another session too", k)
 		}
 	}
 	w.mem = rebuilt

@@ -42,6 +42,9 @@ type fleet struct {
 	activating map[string]int
 	sessions   map[string]string
 	takes      map[string]int
+	// hosted names the game session each process that claimed one hosts,
+	// until the process ends.
+	hosted map[procKey]string
 }
 
 // procKey names a process within its fleet.
@@ -82,7 +85,7 @@ func (s *State) fleet(id string) *fleet {
 	defer s.mu.Unlock()
 	if f = s.fleets[id]; f == nil {
 		f = &fleet{free: map[string]*freeList{}, taken: map[procKey]*entry{}, activating: map[string]int{},
-			sessions: map[string]string{}, takes: map[string]int{}}
+			sessions: map[string]string{}, takes: map[string]int{}, hosted: map[procKey]string{}}
 		s.fleets[id] = f
 	}
 	return f
@@ -142,6 +145,11 @@ func (s *State) apply(c store.Change) {
 func (f *fleet) put(p *game.Process) {
 	k := keyOf(p)
 	gone := p.GameSessionID != "" || p.Status == game.ProcessTerminated
+	if p.Status == game.ProcessTerminated {
+		delete(f.hosted, k)
+	} else if p.GameSessionID != "" {
+		f.hosted[k] = p.GameSessionID
+	}
 	if e := f.taken[k]; e != nil {
 		if gone {
 			f.untake(k, e)
@@ -285,4 +293,19 @@ func (s *State) Activating(fleetID, compute string) int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.activating[compute]
+}
+
+// Hosts reports whether the process pid on compute of the fleet hosts
+// game session gameSessionID and has not ended, as last committed. A
+// process hosts one game session in its life, so a yes stays true until
+// the process ends; a no may be the state not knowing (ask the store).
+func (s *State) Hosts(fleetID, compute, pid, gameSessionID string) bool {
+	f := s.lookup(fleetID)
+	if f == nil {
+		return false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	id, ok := f.hosted[procKey{compute, pid}]
+	return ok && id == gameSessionID
 }

@@ -32,7 +32,7 @@ func (s *Server) loadLive(ctx context.Context) error {
 	}); err != nil {
 		return fmt.Errorf("loading live game sessions: %w", err)
 	}
-	db.SetCommitHook(fleetStateHook(db, fs, l.Apply))
+	db.SetCommitHook(s.fleetStateHook(db, fs, l.Apply))
 	s.svc.SetLive(l)
 	s.cfg.Log.Info("live game sessions loaded", "sessions", l.Len(), "took", time.Since(start).Round(time.Millisecond))
 	return nil

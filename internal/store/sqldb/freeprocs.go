@@ -129,15 +129,16 @@ func (t *Tx) batchEnded() {
 	t.batchTakes = nil
 }
 
-// LoadFreeProcesses reads, in one read transaction, every process free to
-// host a game session (store.Free) and visits each as a store.ProcessPut,
-// in no particular order: what a store.FreeProcesses is built from at
-// start-up. visit's error stops the load.
-func (db *DB) LoadFreeProcesses(ctx context.Context, visit func(store.Change) error) error {
+// LoadProcesses reads, in one read transaction, every process free to
+// host a game session (game.Process.Free) and every process that hosts
+// one and has not ended, and visits each as a store.ProcessPut, in no
+// particular order: what a store.FreeProcesses is built from at start-up.
+// visit's error stops the load.
+func (db *DB) LoadProcesses(ctx context.Context, visit func(store.Change) error) error {
 	return db.View(ctx, func(stx store.Tx) error {
 		t := stx.(*Tx)
-		rows, err := t.query(`SELECT doc, game_session_id FROM processes
-			WHERE status = 'ACTIVE' AND game_session_id = '' AND connected = 1 AND healthy = 1`)
+		rows, err := t.query(`SELECT doc, game_session_id FROM processes WHERE status <> 'TERMINATED'
+			AND (game_session_id <> '' OR (status = 'ACTIVE' AND connected = 1 AND healthy = 1))`)
 		if err != nil {
 			return err
 		}
