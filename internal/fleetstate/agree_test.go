@@ -62,7 +62,7 @@ func open(t *testing.T, dir string) (*sqldb.DB, *fleetstate.State) {
 		t.Fatal(err)
 	}
 	db.SetCommitHook(mem.Apply)
-	db.SetFreeProcesses(mem)
+	db.SetLiveProcesses(mem)
 	return db, mem
 }
 
@@ -248,6 +248,15 @@ func (w *world) check() {
 			if got, want := w.mem.Activating(testFleet, compute), rebuilt.Activating(testFleet, compute); got != want {
 				w.t.Errorf("ACTIVATING on %s: memory %d, rebuilt %d", compute, got, want)
 			}
+		}
+	}
+	for n := range 60 {
+		p := randomProcess(rand.New(rand.NewPCG(0, 0)))
+		p.ComputeName, p.PID = fmt.Sprintf("host-%d", n%4), fmt.Sprintf("p%02d", n/4)
+		got, gotOK := w.mem.Get(testFleet, p.ComputeName, p.PID)
+		want, wantOK := rebuilt.Get(testFleet, p.ComputeName, p.PID)
+		if gotOK != wantOK || !reflect.DeepEqual(got, want) {
+			w.t.Errorf("process %s/%s:\n memory  %+v\n rebuilt %+v", p.ComputeName, p.PID, got, want)
 		}
 	}
 	for k, gs := range w.claimed {

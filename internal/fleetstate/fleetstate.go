@@ -1,15 +1,16 @@
 // Package fleetstate holds the live state of each fleet that placement
-// decides on, in memory: the server processes free to host a new game
-// session, in the order they are claimed, and how many game sessions
-// each compute has ACTIVATING. It is fed by the store's commit feed
+// decides on, in memory: every server process that has not ended, the
+// ones free to host a new game session in the order they are claimed,
+// and how many game sessions each compute has ACTIVATING. It is fed by the store's commit feed
 // (Apply) and built at start-up from the store (Load), like the live game
 // sessions of internal/live; the store consults it to claim a process
-// (store.FreeProcesses) instead of querying for one.
+// (store.LiveProcesses) instead of querying for one.
 //
 // Only one server may feed it: the one writer of a SQLite store.
 package fleetstate
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/anylift/anylift/internal/game"
@@ -27,7 +28,7 @@ type State struct {
 // New returns an empty State.
 func New() *State { return &State{fleets: map[string]*fleet{}} }
 
-var _ store.FreeProcesses = (*State)(nil)
+var _ store.LiveProcesses = (*State)(nil)
 
 // fleet is one fleet's state, under mu.
 type fleet struct {
@@ -42,9 +43,9 @@ type fleet struct {
 	activating map[string]int
 	sessions   map[string]string
 	takes      map[string]int
-	// hosted names the game session each process that claimed one hosts,
-	// until the process ends.
-	hosted map[procKey]string
+	// live holds the record of every process that has not ended, as
+	// last committed.
+	live map[procKey]*game.Process
 }
 
 // procKey names a process within its fleet.
@@ -85,7 +86,7 @@ func (s *State) fleet(id string) *fleet {
 	defer s.mu.Unlock()
 	if f = s.fleets[id]; f == nil {
 		f = &fleet{free: map[string]*freeList{}, taken: map[procKey]*entry{}, activating: map[string]int{},
-			sessions: map[string]string{}, takes: map[string]int{}, hosted: map[procKey]string{}}
+			sessions: map[string]string{}, takes: map[string]int{}, live: map[procKey]*game.Process{}}
 		s.fleets[id] = f
 	}
 	return f
@@ -146,9 +147,9 @@ func (f *fleet) put(p *game.Process) {
 	k := keyOf(p)
 	gone := p.GameSessionID != "" || p.Status == game.ProcessTerminated
 	if p.Status == game.ProcessTerminated {
-		delete(f.hosted, k)
-	} else if p.GameSessionID != "" {
-		f.hosted[k] = p.GameSessionID
+		delete(f.live, k)
+	} else {
+		f.live[k] = p
 	}
 	if e := f.taken[k]; e != nil {
 		if gone {
@@ -206,7 +207,7 @@ func (f *fleet) list(location string) *freeList {
 	return l
 }
 
-// Take implements store.FreeProcesses.
+// Take implements store.LiveProcesses.
 func (s *State) Take(fleetID, location string, maxActivating int) (*game.Process, bool) {
 	f := s.lookup(fleetID)
 	if f == nil {
@@ -232,7 +233,7 @@ func (s *State) Take(fleetID, location string, maxActivating int) (*game.Process
 	return &c, true
 }
 
-// Return implements store.FreeProcesses.
+// Return implements store.LiveProcesses.
 func (s *State) Return(p *game.Process) {
 	f := s.lookup(p.FleetID)
 	if f == nil {
@@ -251,7 +252,7 @@ func (s *State) Return(p *game.Process) {
 	}
 }
 
-// Count implements store.FreeProcesses.
+// Count implements store.LiveProcesses.
 func (s *State) Count(fleetID, location string, max int) int {
 	f := s.lookup(fleetID)
 	if f == nil {
@@ -306,6 +307,23 @@ func (s *State) Hosts(fleetID, compute, pid, gameSessionID string) bool {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	id, ok := f.hosted[procKey{compute, pid}]
-	return ok && id == gameSessionID
+	p := f.live[procKey{compute, pid}]
+	return p != nil && p.GameSessionID == gameSessionID
+}
+
+// Get implements store.LiveProcesses.
+func (s *State) Get(fleetID, compute, pid string) (*game.Process, bool) {
+	f := s.lookup(fleetID)
+	if f == nil {
+		return nil, false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	p := f.live[procKey{compute, pid}]
+	if p == nil {
+		return nil, false
+	}
+	c := *p
+	c.LogPaths = slices.Clone(p.LogPaths)
+	return &c, true
 }

@@ -26,7 +26,7 @@ func loadFleetState(ctx context.Context, db *sqldb.DB) (*fleetstate.State, func(
 // which process hosts which session, and returns the commit hook feeding
 // both the live sessions (apply) and fs.
 func (s *Server) fleetStateHook(db *sqldb.DB, fs *fleetstate.State, apply func([]store.Change)) func([]store.Change) {
-	db.SetFreeProcesses(fs)
+	db.SetLiveProcesses(fs)
 	s.svc.SetHosts(fs)
 	return func(changes []store.Change) {
 		apply(changes)

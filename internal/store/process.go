@@ -29,12 +29,13 @@ type ProcessTx interface {
 	CountActiveProcesses(fleetID string) (map[string]int, error)
 }
 
-// FreeProcesses is a memory of the processes free to host a new game
-// session, which a store that is the only writer of its data consults to
-// claim one instead of querying (sqldb.DB.SetFreeProcesses). The store
+// LiveProcesses is a memory of the processes that have not ended, and of
+// those free to host a new game session, which a store that is the only
+// writer of its data consults to read one or claim one instead of
+// querying (sqldb.DB.SetLiveProcesses). The store
 // calls it from inside its write transactions and feeds it every
 // committed ProcessPut and SessionPut; it must be safe for concurrent use.
-type FreeProcesses interface {
+type LiveProcesses interface {
 	// Take picks the free process of the fleet in location that
 	// ClaimFreeProcess would pick (oldest first, by creation time then
 	// pID), skipping computes with maxActivating game sessions ACTIVATING
@@ -50,4 +51,7 @@ type FreeProcesses interface {
 	// Count counts, up to max, the free processes of the fleet in location
 	// that are not taken.
 	Count(fleetID, location string, max int) int
+	// Get answers a copy of the process's record as last committed; ok is
+	// false for a process that ended or that it does not know.
+	Get(fleetID, computeName, pid string) (p *game.Process, ok bool)
 }

@@ -56,7 +56,7 @@ type DB struct {
 	hook     atomic.Pointer[func([]store.Change)]
 	commitMu sync.Mutex
 	// free answers claims of free processes when set (freeprocs.go).
-	free store.FreeProcesses
+	free store.LiveProcesses
 
 	// closers run after the pools close (OnClose).
 	closers []func() error

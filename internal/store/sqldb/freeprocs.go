@@ -3,41 +3,61 @@ package sqldb
 import (
 	"context"
 	"slices"
+	"time"
 
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/store"
 )
 
-// Free processes from memory. With a store.FreeProcesses set
-// (SetFreeProcesses), ClaimFreeProcess takes its process from that memory
+// Processes from memory. With a store.LiveProcesses set
+// (SetLiveProcesses), ClaimFreeProcess takes its process from that memory
 // instead of querying for candidates, and writes the claim as one
-// conditional column update; CountFreeProcesses counts in memory.
+// conditional column update; CountFreeProcesses counts in memory; and
+// GetProcess inside a write transaction reads the memory.
 //
 // The memory learns of writes at commit (the commit feed), so inside a
-// batch it does not yet know what the batch's earlier jobs wrote. A taken
-// process that this batch has written already is therefore read again
-// from the transaction before it is claimed, and skipped when it is not
-// free there. Every take is returned when its job fails and, after the
+// batch it does not yet know what the batch's earlier jobs wrote. A
+// process that this batch has written already is therefore read from the
+// transaction, and a taken one skipped when it is not free there. Every take is returned when its job fails and, after the
 // hook has run (or the commit failed), when its batch ends: a claim that
 // committed is gone from the memory by then and the return does nothing;
 // a claim that did not commit is free again before any caller hears its
 // answer. Outside group commit, commitMu holds a write transaction from
 // its start to its hook, so the memory is never behind it.
 
-// SetFreeProcesses makes ClaimFreeProcess and CountFreeProcesses answer
-// from free, which the commit hook must feed (its Apply). Call it once,
-// before the DB serves writes, and only when this DB is the only writer
-// of its store (one server on SQLite).
-func (db *DB) SetFreeProcesses(free store.FreeProcesses) { db.free = free }
+// SetLiveProcesses makes ClaimFreeProcess, CountFreeProcesses and
+// GetProcess in write transactions answer from free, which the commit
+// hook must feed (its Apply). Call it once, before the DB serves writes,
+// and only when this DB is the only writer of its store (one server on
+// SQLite).
+func (db *DB) SetLiveProcesses(free store.LiveProcesses) { db.free = free }
 
-// noteProcess records the process as it now reads.
+// noteProcess records the process as it now reads: its times as the
+// stored document reads them back (no monotonic clock reading, the zone
+// the JSON decoding gives), so GetProcess answers alike from memory and
+// from the store.
 func (t *Tx) noteProcess(p *game.Process) {
 	if !t.feed {
 		return
 	}
 	c := *p
 	c.LogPaths = slices.Clone(p.LogPaths)
+	for _, tm := range []*time.Time{&c.LastHealthy, &c.DisconnectedAt, &c.TokenExpires, &c.CreationTime, &c.TerminationTime, &c.ActivationTime} {
+		if b, err := tm.MarshalJSON(); err == nil {
+			tm.UnmarshalJSON(b)
+		}
+	}
 	t.note(store.Change{Kind: store.ProcessPut, ID: p.FleetID, Process: &c})
+}
+
+// memoryProcess answers GetProcess from the memory inside a write
+// transaction, unless this transaction or its batch wrote the process
+// (the memory learns that at commit); ok is false when the store must.
+func (t *Tx) memoryProcess(fleetID, computeName, pid string) (*game.Process, bool) {
+	if t.db.free == nil || !t.writable || t.wrote(store.ProcessKey{FleetID: fleetID, ComputeName: computeName, PID: pid}) {
+		return nil, false
+	}
+	return t.db.free.Get(fleetID, computeName, pid)
 }
 
 // claimFromMemory is ClaimFreeProcess over the memory (see above).
@@ -48,7 +68,7 @@ func (t *Tx) claimFromMemory(fleetID, location, gameSessionID string, maxActivat
 			return nil, game.Errorf(game.NotFound, "no free server process in fleet %s location %s", fleetID, location)
 		}
 		t.takes = append(t.takes, p)
-		if t.wroteProcess(p) {
+		if t.wrote(store.ProcessKey{FleetID: p.FleetID, ComputeName: p.ComputeName, PID: p.PID}) {
 			fresh, err := t.GetProcess(p.FleetID, p.ComputeName, p.PID)
 			if err != nil {
 				return nil, err
@@ -76,10 +96,9 @@ func (t *Tx) claimFromMemory(fleetID, location, gameSessionID string, maxActivat
 	}
 }
 
-// wroteProcess reports whether this transaction, or an earlier job of its
-// batch that succeeded, wrote p.
-func (t *Tx) wroteProcess(p *game.Process) bool {
-	k := store.ProcessKey{FleetID: p.FleetID, ComputeName: p.ComputeName, PID: p.PID}
+// wrote reports whether this transaction, or an earlier job of its batch
+// that succeeded, wrote process k.
+func (t *Tx) wrote(k store.ProcessKey) bool {
 	if t.written[k] {
 		return true
 	}
@@ -129,16 +148,14 @@ func (t *Tx) batchEnded() {
 	t.batchTakes = nil
 }
 
-// LoadProcesses reads, in one read transaction, every process free to
-// host a game session (game.Process.Free) and every process that hosts
-// one and has not ended, and visits each as a store.ProcessPut, in no
-// particular order: what a store.FreeProcesses is built from at start-up.
-// visit's error stops the load.
+// LoadProcesses reads, in one read transaction, every process that has
+// not ended and visits each as a store.ProcessPut, in no particular
+// order: what a store.LiveProcesses is built from at start-up. visit's
+// error stops the load.
 func (db *DB) LoadProcesses(ctx context.Context, visit func(store.Change) error) error {
 	return db.View(ctx, func(stx store.Tx) error {
 		t := stx.(*Tx)
-		rows, err := t.query(`SELECT doc, game_session_id FROM processes WHERE status <> 'TERMINATED'
-			AND (game_session_id <> '' OR (status = 'ACTIVE' AND connected = 1 AND healthy = 1))`)
+		rows, err := t.query(`SELECT doc, game_session_id FROM processes WHERE status <> 'TERMINATED'`)
 		if err != nil {
 			return err
 		}

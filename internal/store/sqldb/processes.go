@@ -57,6 +57,9 @@ func scanProcess(sc interface{ Scan(...any) error }) (*game.Process, error) {
 }
 
 func (t *Tx) GetProcess(fleetID, computeName, pid string) (*game.Process, error) {
+	if p, ok := t.memoryProcess(fleetID, computeName, pid); ok {
+		return p, nil
+	}
 	p, err := scanProcess(t.queryRow(`SELECT doc, game_session_id FROM processes WHERE fleet_id = ? AND compute = ? AND pid = ?`+t.lock(),
 		fleetID, computeName, pid))
 	if errNoRows(err) {
