@@ -91,7 +91,6 @@ func BenchmarkPlacement(b *testing.B) {
 			c := newClient(e.fleet.URL)
 			var mu sync.Mutex
 			var used []*gl.Process
-			stop := profileTimed(b, st.name)
 			run(b, func(r *rand.Rand) error {
 				p, err := e.place(c, r)
 				if p != nil {
@@ -101,7 +100,6 @@ func BenchmarkPlacement(b *testing.B) {
 				}
 				return err
 			})
-			stop()
 			b.ReportMetric(float64(connected), "procs")
 			e.stages.report(b)
 			e.pool.retire(used, 32)

@@ -98,7 +98,6 @@ func BenchmarkQueuePlacement(b *testing.B) {
 			var mu sync.Mutex
 			var used []*gl.Process
 			var ids []string
-			stop := profileTimed(b, "queue-"+st.name)
 			run(b, func(r *rand.Rand) error {
 				id := fmt.Sprintf("bench-%s-%d", st.name, placementSeq.Add(1))
 				p, err := e.placeOnQueue(c, r, id)
@@ -110,7 +109,6 @@ func BenchmarkQueuePlacement(b *testing.B) {
 				mu.Unlock()
 				return err
 			})
-			stop()
 			b.ReportMetric(float64(connected), "procs")
 			checkFulfilled(b, c, ids)
 			e.pool.retire(used, 32)

@@ -252,6 +252,9 @@ func (s *Service) ProcessUpdateCreationPolicy(ctx context.Context, ref ProcessRe
 
 // checkOwn refuses a game session the process does not host.
 func (s *Service) checkOwn(ctx context.Context, ref ProcessRef, gameSessionID string) error {
+	if s.hosts != nil && s.hosts.Hosts(ref.FleetID, ref.ComputeName, ref.PID, gameSessionID) {
+		return nil
+	}
 	return s.view(ctx, func(tx store.Tx) error {
 		_, _, err := s.ownSession(tx, ref, gameSessionID)
 		return err

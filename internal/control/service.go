@@ -133,6 +133,8 @@ type Service struct {
 	mmOwner string
 	// live answers session reads from memory when set (live.go).
 	live LiveSessions
+	// hosts answers which process hosts which session when set (hosts.go).
+	hosts Hosts
 	// fx is fault injection's state; nil when it is off (faults.go).
 	fx *faultState
 }

@@ -22,11 +22,17 @@ func (s *Server) loadLive(ctx context.Context) error {
 	}
 	start := time.Now()
 	l := live.New()
+	fs, tap, err := loadFleetState(ctx, db)
+	if err != nil {
+		return err
+	}
 	// Nothing writes yet: the hook is set before the service runs.
-	if err := l.Load(func(visit func(c store.Change) error) error { return db.LoadLive(ctx, visit) }); err != nil {
+	if err := l.Load(func(visit func(c store.Change) error) error {
+		return db.LoadLive(ctx, func(c store.Change) error { tap(c); return visit(c) })
+	}); err != nil {
 		return fmt.Errorf("loading live game sessions: %w", err)
 	}
-	db.SetCommitHook(l.Apply)
+	db.SetCommitHook(s.fleetStateHook(db, fs, l.Apply))
 	s.svc.SetLive(l)
 	s.cfg.Log.Info("live game sessions loaded", "sessions", l.Len(), "took", time.Since(start).Round(time.Millisecond))
 	return nil

@@ -4,14 +4,15 @@ import "github.com/anylift/anylift/internal/game"
 
 // Change is one committed write that the live state in memory follows:
 // a game session written, a session's seat count changed, a fleet added
-// or removed. A store that feeds a commit hook (sqldb.DB.SetCommitHook)
+// or removed, a server process written. A store that feeds a commit hook (sqldb.DB.SetCommitHook)
 // reports every such write of a transaction, in the order it was made,
 // once the transaction has committed, and reports the transactions in
 // commit order; a transaction that fails or rolls back reports nothing.
 type Change struct {
 	Kind ChangeKind
-	// ID is the game session's ARN (SessionPut, SessionSeats) or the
-	// fleet id (FleetPut, FleetDelete).
+	// ID is the game session's ARN (SessionPut, SessionSeats), the
+	// fleet id (FleetPut, FleetDelete) or the process's fleet id
+	// (ProcessPut).
 	ID string
 	// PK is the session's row key, the tie-breaker of every session order
 	// and part of its pagination tokens (SessionPut).
@@ -22,6 +23,9 @@ type Change struct {
 	// Seats is the session's CurrentPlayerSessionCount after the change
 	// (SessionSeats).
 	Seats int
+	// Process is a copy of the process record as it now reads
+	// (ProcessPut): GetProcess would answer the same fields.
+	Process *game.Process
 	// Ended reports, when the live state is loaded (FleetPut), that the
 	// fleet has game sessions that ended (TERMINATED or ERROR).
 	Ended bool
@@ -36,4 +40,7 @@ const (
 	SessionSeats
 	FleetPut
 	FleetDelete
+	// ProcessPut: a server process was inserted or changed (PutProcess,
+	// ClaimFreeProcess, ReleaseNodeProcesses).
+	ProcessPut
 )

@@ -28,3 +28,30 @@ type ProcessTx interface {
 	// CountActiveProcesses counts a fleet's ACTIVE processes per location.
 	CountActiveProcesses(fleetID string) (map[string]int, error)
 }
+
+// LiveProcesses is a memory of the processes that have not ended, and of
+// those free to host a new game session, which a store that is the only
+// writer of its data consults to read one or claim one instead of
+// querying (sqldb.DB.SetLiveProcesses). The store
+// calls it from inside its write transactions and feeds it every
+// committed ProcessPut and SessionPut; it must be safe for concurrent use.
+type LiveProcesses interface {
+	// Take picks the free process of the fleet in location that
+	// ClaimFreeProcess would pick (oldest first, by creation time then
+	// pID), skipping computes with maxActivating game sessions ACTIVATING
+	// or taken (0: no cap), and sets it aside: no other Take answers it
+	// until it is returned or a committed change says it is no longer
+	// free. It answers a copy of the record; ok is false when none is.
+	Take(fleetID, location string, maxActivating int) (p *game.Process, ok bool)
+	// Return ends a take that did not commit, or whose transaction has
+	// ended: the process is free again unless a committed change said
+	// otherwise meanwhile. Returning a process whose claim committed does
+	// nothing.
+	Return(p *game.Process)
+	// Count counts, up to max, the free processes of the fleet in location
+	// that are not taken.
+	Count(fleetID, location string, max int) int
+	// Get answers a copy of the process's record as last committed; ok is
+	// false for a process that ended or that it does not know.
+	Get(fleetID, computeName, pid string) (p *game.Process, ok bool)
+}

@@ -93,6 +93,7 @@ func (db *DB) commitBatch(batch []*job) {
 	for i, j := range batch {
 		t.changes = t.changes[:0]
 		results[i] = runSavepoint(ctx, sqlTx, t, j.fn)
+		t.jobEnded(results[i] == nil)
 		if results[i] == nil {
 			changes = append(changes, t.changes...)
 		}
@@ -106,6 +107,7 @@ func (db *DB) commitBatch(batch []*job) {
 	} else if hook != nil && len(changes) > 0 {
 		hook(changes) // before any caller hears its answer
 	}
+	t.batchEnded() // takes that did not commit are free again, before any answer
 	for i, j := range batch {
 		j.done <- results[i]
 	}

@@ -55,6 +55,8 @@ type DB struct {
 	// and their hook calls outside group commit.
 	hook     atomic.Pointer[func([]store.Change)]
 	commitMu sync.Mutex
+	// free answers claims of free processes when set (freeprocs.go).
+	free store.LiveProcesses
 
 	// closers run after the pools close (OnClose).
 	closers []func() error
@@ -146,14 +148,23 @@ func (db *DB) run(ctx context.Context, pool *sql.DB, readOnly bool, fn func(stor
 	}
 	hook := db.commitHook()
 	t := &Tx{tx: sqlTx, db: db, pool: pool, ctx: ctx, writable: !readOnly, feed: !readOnly && hook != nil}
+	if !readOnly && db.free != nil {
+		// The memory of free processes must not be behind the
+		// transaction (freeprocs.go): hold the lock from here.
+		db.commitMu.Lock()
+		defer db.commitMu.Unlock()
+		defer t.batchEnded()
+	}
 	if err := fn(t); err != nil {
 		sqlTx.Rollback()
+		t.jobEnded(false)
 		return err
 	}
 	if readOnly {
 		return sqlTx.Rollback()
 	}
-	if hook != nil {
+	t.jobEnded(true)
+	if hook != nil && db.free == nil {
 		db.commitMu.Lock()
 		defer db.commitMu.Unlock()
 	}
@@ -201,6 +212,11 @@ type Tx struct {
 	changes []store.Change
 	// appending: the transaction holds the outbox's append lock.
 	appending bool
+	// takes are the processes the running job took from db.free,
+	// batchTakes those of the batch's jobs that succeeded, written the
+	// processes those jobs wrote (freeprocs.go).
+	takes, batchTakes []*game.Process
+	written           map[store.ProcessKey]bool
 }
 
 // stmt returns q prepared for this transaction, or nil the first times

@@ -177,6 +177,10 @@ func (t *Tx) ReleaseNodeProcesses(nodeID string, at time.Time) (int, error) {
 	if t.db.dialect.Name == "postgres" {
 		doc = `CAST(jsonb_set(jsonb_set(CAST(doc AS jsonb), '{Connected}', 'false'), '{DisconnectedAt}', CAST(? AS jsonb)) AS TEXT)`
 	}
+	released, err := t.releasedProcesses(nodeID)
+	if err != nil {
+		return 0, err
+	}
 	res, err := t.exec(`UPDATE processes SET connected = 0, disconnected_at = ?, doc = `+doc+`
 		WHERE connected = 1 AND status <> 'TERMINATED' AND EXISTS (SELECT 1 FROM process_holders h
 			WHERE h.fleet_id = processes.fleet_id AND h.compute = processes.compute AND h.pid = processes.pid AND h.node_id = ?)`,
@@ -187,6 +191,10 @@ func (t *Tx) ReleaseNodeProcesses(nodeID string, at time.Time) (int, error) {
 	n, err := res.RowsAffected()
 	if err != nil {
 		return 0, err
+	}
+	for _, p := range released {
+		p.Connected, p.DisconnectedAt = false, at
+		t.noteProcess(p)
 	}
 	_, err = t.exec(`DELETE FROM process_holders WHERE node_id = ?`, nodeID)
 	return int(n), err

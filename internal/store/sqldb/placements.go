@@ -92,6 +92,9 @@ func (t *Tx) ListPendingPlacements(q store.PendingQuery, max int) ([]*game.Place
 }
 
 func (t *Tx) CountFreeProcesses(fleetID, location string, max int) (int, error) {
+	if t.db.free != nil {
+		return t.db.free.Count(fleetID, location, max), nil
+	}
 	var n int
 	err := t.queryRow(`SELECT COUNT(*) FROM (SELECT 1 FROM processes
 		WHERE fleet_id = ? AND location = ? AND status = 'ACTIVE' AND game_session_id = '' AND connected = 1 AND healthy = 1 LIMIT ?) f`,

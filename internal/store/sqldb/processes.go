@@ -2,6 +2,7 @@ package sqldb
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/anylift/anylift/internal/game"
@@ -35,6 +36,9 @@ func (t *Tx) PutProcess(p *game.Process) error {
 		store.Millis(p.LastHealthy), store.Millis(p.DisconnectedAt), store.Millis(p.TokenExpires),
 		store.Millis(p.CreationTime), string(doc), store.Millis(p.ActivationTime), store.Millis(p.TerminationTime),
 		flag(p.Abnormal))
+	if err == nil {
+		t.noteProcess(p)
+	}
 	return err
 }
 
@@ -53,6 +57,9 @@ func scanProcess(sc interface{ Scan(...any) error }) (*game.Process, error) {
 }
 
 func (t *Tx) GetProcess(fleetID, computeName, pid string) (*game.Process, error) {
+	if p, ok := t.memoryProcess(fleetID, computeName, pid); ok {
+		return p, nil
+	}
 	p, err := scanProcess(t.queryRow(`SELECT doc, game_session_id FROM processes WHERE fleet_id = ? AND compute = ? AND pid = ?`+t.lock(),
 		fleetID, computeName, pid))
 	if errNoRows(err) {
@@ -66,6 +73,12 @@ func (t *Tx) GetProcess(fleetID, computeName, pid string) (*game.Process, error)
 // scanProcess lays over the doc), so a claim writes one column, not the
 // whole record, and decodes one doc.
 func (t *Tx) ClaimFreeProcess(fleetID, location, gameSessionID string, maxActivating int) (*game.Process, error) {
+	if t.db.free != nil {
+		return t.claimFromMemory(fleetID, location, gameSessionID, maxActivating)
+	}
+	if t.lock() != "" && maxActivating > 0 {
+		return t.claimCapped(fleetID, location, gameSessionID, maxActivating)
+	}
 	q := `SELECT compute, pid FROM processes p
 		WHERE fleet_id = ? AND location = ? AND status = 'ACTIVE' AND game_session_id = '' AND connected = 1 AND healthy = 1`
 	args := []any{fleetID, location}
@@ -108,10 +121,69 @@ func (t *Tx) ClaimFreeProcess(fleetID, location, gameSessionID string, maxActiva
 			return nil, err
 		}
 		if n, _ := res.RowsAffected(); n == 1 {
-			return t.GetProcess(fleetID, c[0], c[1])
+			p, err := t.GetProcess(fleetID, c[0], c[1])
+			if err == nil {
+				t.noteProcess(p)
+			}
+			return p, err
 		}
 	}
 	return nil, game.Errorf(game.NotFound, "no free server process in fleet %s location %s", fleetID, location)
+}
+
+// claimCapped is ClaimFreeProcess on PostgreSQL under an activation cap.
+// Under read committed the cap's count does not see the sessions that
+// concurrent claims on the same compute have not committed yet, so each
+// claim takes a transaction lock on its candidate's compute and counts
+// again under it (a new statement sees what the previous holder
+// committed). A compute found at its cap is left out and the next
+// candidate is tried.
+func (t *Tx) claimCapped(fleetID, location, gameSessionID string, maxActivating int) (*game.Process, error) {
+	var full []any
+	for {
+		q := `SELECT compute, pid FROM processes p
+			WHERE fleet_id = ? AND location = ? AND status = 'ACTIVE' AND game_session_id = '' AND connected = 1 AND healthy = 1
+			AND (SELECT COUNT(*) FROM game_sessions g WHERE g.fleet_id = p.fleet_id AND g.compute = p.compute AND g.status = 'ACTIVATING') < ?`
+		args := []any{fleetID, location, maxActivating}
+		if len(full) > 0 {
+			q += ` AND compute NOT IN (?` + strings.Repeat(`, ?`, len(full)-1) + `)`
+			args = append(args, full...)
+		}
+		var compute, pid string
+		err := t.queryRow(q+` ORDER BY created, pid LIMIT 1 FOR UPDATE OF p SKIP LOCKED`, args...).Scan(&compute, &pid)
+		if errNoRows(err) {
+			return nil, game.Errorf(game.NotFound, "no free server process in fleet %s location %s", fleetID, location)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if _, err := t.exec(`SELECT pg_advisory_xact_lock(hashtext(?), hashtext(?))`, fleetID, compute); err != nil {
+			return nil, err
+		}
+		var n int
+		err = t.queryRow(`SELECT COUNT(*) FROM game_sessions WHERE fleet_id = ? AND compute = ? AND status = 'ACTIVATING'`,
+			fleetID, compute).Scan(&n)
+		if err != nil {
+			return nil, err
+		}
+		if n >= maxActivating {
+			full = append(full, compute)
+			continue
+		}
+		res, err := t.exec(`UPDATE processes SET game_session_id = ? WHERE fleet_id = ? AND compute = ? AND pid = ? AND game_session_id = ''`,
+			gameSessionID, fleetID, compute, pid)
+		if err != nil {
+			return nil, err
+		}
+		if n, _ := res.RowsAffected(); n != 1 {
+			continue // not free after all (the row lock makes this rare)
+		}
+		p, err := t.GetProcess(fleetID, compute, pid)
+		if err == nil {
+			t.noteProcess(p)
+		}
+		return p, err
+	}
 }
 
 type processCursor struct {

@@ -1,0 +1,199 @@
+package sqldb
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/store"
+)
+
+// Processes from memory. With a store.LiveProcesses set
+// (SetLiveProcesses), ClaimFreeProcess takes its process from that memory
+// instead of querying for candidates, and writes the claim as one
+// conditional column update; CountFreeProcesses counts in memory; and
+// GetProcess inside a write transaction reads the memory.
+//
+// The memory learns of writes at commit (the commit feed), so inside a
+// batch it does not yet know what the batch's earlier jobs wrote. A
+// process that this batch has written already is therefore read from the
+// transaction, and a taken one skipped when it is not free there. Every take is returned when its job fails and, after the
+// hook has run (or the commit failed), when its batch ends: a claim that
+// committed is gone from the memory by then and the return does nothing;
+// a claim that did not commit is free again before any caller hears its
+// answer. Outside group commit, commitMu holds a write transaction from
+// its start to its hook, so the memory is never behind it.
+
+// SetLiveProcesses makes ClaimFreeProcess, CountFreeProcesses and
+// GetProcess in write transactions answer from free, which the commit
+// hook must feed (its Apply). Call it once, before the DB serves writes,
+// and only when this DB is the only writer of its store (one server on
+// SQLite).
+func (db *DB) SetLiveProcesses(free store.LiveProcesses) { db.free = free }
+
+// noteProcess records the process as it now reads: its times as the
+// stored document reads them back (no monotonic clock reading, the zone
+// the JSON decoding gives), so GetProcess answers alike from memory and
+// from the store.
+func (t *Tx) noteProcess(p *game.Process) {
+	if !t.feed {
+		return
+	}
+	c := *p
+	c.LogPaths = slices.Clone(p.LogPaths)
+	for _, tm := range []*time.Time{&c.LastHealthy, &c.DisconnectedAt, &c.TokenExpires, &c.CreationTime, &c.TerminationTime, &c.ActivationTime} {
+		if b, err := tm.MarshalJSON(); err == nil {
+			tm.UnmarshalJSON(b)
+		}
+	}
+	t.note(store.Change{Kind: store.ProcessPut, ID: p.FleetID, Process: &c})
+}
+
+// memoryProcess answers GetProcess from the memory inside a write
+// transaction, unless this transaction or its batch wrote the process
+// (the memory learns that at commit); ok is false when the store must.
+func (t *Tx) memoryProcess(fleetID, computeName, pid string) (*game.Process, bool) {
+	if t.db.free == nil || !t.writable || t.wrote(store.ProcessKey{FleetID: fleetID, ComputeName: computeName, PID: pid}) {
+		return nil, false
+	}
+	return t.db.free.Get(fleetID, computeName, pid)
+}
+
+// claimFromMemory is ClaimFreeProcess over the memory (see above).
+func (t *Tx) claimFromMemory(fleetID, location, gameSessionID string, maxActivating int) (*game.Process, error) {
+	for {
+		p, ok := t.db.free.Take(fleetID, location, maxActivating)
+		if !ok {
+			return nil, game.Errorf(game.NotFound, "no free server process in fleet %s location %s", fleetID, location)
+		}
+		t.takes = append(t.takes, p)
+		if t.wrote(store.ProcessKey{FleetID: p.FleetID, ComputeName: p.ComputeName, PID: p.PID}) {
+			fresh, err := t.GetProcess(p.FleetID, p.ComputeName, p.PID)
+			if err != nil {
+				return nil, err
+			}
+			if !fresh.Free() {
+				continue
+			}
+			p = fresh
+		}
+		// The conditions repeat the memory's: a memory out of step with
+		// the store skips a process rather than give it two sessions.
+		res, err := t.exec(`UPDATE processes SET game_session_id = ? WHERE fleet_id = ? AND compute = ? AND pid = ?
+			AND game_session_id = '' AND status = 'ACTIVE' AND connected = 1 AND healthy = 1`,
+			gameSessionID, p.FleetID, p.ComputeName, p.PID)
+		if err != nil {
+			return nil, err
+		}
+		if n, _ := res.RowsAffected(); n != 1 {
+			continue
+		}
+		p.GameSessionID = gameSessionID
+		t.noteProcess(p)
+		c := *p
+		return &c, nil
+	}
+}
+
+// wrote reports whether this transaction, or an earlier job of its batch
+// that succeeded, wrote process k.
+func (t *Tx) wrote(k store.ProcessKey) bool {
+	if t.written[k] {
+		return true
+	}
+	for _, c := range t.changes {
+		if c.Kind == store.ProcessPut && c.Process.FleetID == k.FleetID && c.Process.ComputeName == k.ComputeName && c.Process.PID == k.PID {
+			return true
+		}
+	}
+	return false
+}
+
+// jobEnded settles the takes of the job that just ran in t: a failed
+// job's go back at once; a successful job's wait for the batch's end, and
+// the processes it wrote are remembered for the batch's later jobs.
+func (t *Tx) jobEnded(ok bool) {
+	if t.db.free == nil {
+		return
+	}
+	if !ok {
+		for _, p := range t.takes {
+			t.db.free.Return(p)
+		}
+		t.takes = t.takes[:0]
+		return
+	}
+	for _, c := range t.changes {
+		if c.Kind == store.ProcessPut {
+			if t.written == nil {
+				t.written = map[store.ProcessKey]bool{}
+			}
+			t.written[store.ProcessKey{FleetID: c.Process.FleetID, ComputeName: c.Process.ComputeName, PID: c.Process.PID}] = true
+		}
+	}
+	t.batchTakes = append(t.batchTakes, t.takes...)
+	t.takes = t.takes[:0]
+}
+
+// batchEnded returns every take of the batch, after its hook has run or
+// its commit failed.
+func (t *Tx) batchEnded() {
+	if t.db.free == nil {
+		return
+	}
+	for _, p := range t.batchTakes {
+		t.db.free.Return(p)
+	}
+	t.batchTakes = nil
+}
+
+// LoadProcesses reads, in one read transaction, every process that has
+// not ended and visits each as a store.ProcessPut, in no particular
+// order: what a store.LiveProcesses is built from at start-up. visit's
+// error stops the load.
+func (db *DB) LoadProcesses(ctx context.Context, visit func(store.Change) error) error {
+	return db.View(ctx, func(stx store.Tx) error {
+		t := stx.(*Tx)
+		rows, err := t.query(`SELECT doc, game_session_id FROM processes WHERE status <> 'TERMINATED'`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			p, err := scanProcess(rows)
+			if err != nil {
+				return err
+			}
+			if err := visit(store.Change{Kind: store.ProcessPut, ID: p.FleetID, Process: p}); err != nil {
+				return err
+			}
+		}
+		return rows.Err()
+	})
+}
+
+// releasedProcesses reads, when t feeds a hook, the processes that
+// ReleaseNodeProcesses is about to mark disconnected, so that it can note
+// them.
+func (t *Tx) releasedProcesses(nodeID string) ([]*game.Process, error) {
+	if !t.feed {
+		return nil, nil
+	}
+	rows, err := t.query(`SELECT doc, game_session_id FROM processes WHERE connected = 1 AND status <> 'TERMINATED'
+		AND EXISTS (SELECT 1 FROM process_holders h
+			WHERE h.fleet_id = processes.fleet_id AND h.compute = processes.compute AND h.pid = processes.pid AND h.node_id = ?)`, nodeID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*game.Process
+	for rows.Next() {
+		p, err := scanProcess(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
