@@ -25,7 +25,6 @@ type rawProc struct {
 	answers chan map[string]any // frames with a RequestId
 	pushes  chan map[string]any // frames without one
 	closed  chan struct{}
-	seq     atomic.Int64
 }
 
 // procQuery is the handshake query of a process, Go-style: sorted and
@@ -91,10 +90,15 @@ func (p *rawProc) read() {
 	}
 }
 
+// requestSeq numbers every request of the test binary, so no two
+// connections ever send the same RequestId (the service answers a
+// repeated id from its cache, as it does a retry).
+var requestSeq atomic.Int64
+
 // call sends a request and returns its answer.
 func (p *rawProc) call(action string, fields map[string]any) map[string]any {
 	p.t.Helper()
-	id := fmt.Sprintf("req-%s-%p-%d", p.pid, p, p.seq.Add(1))
+	id := fmt.Sprintf("req-%s-%d", p.pid, requestSeq.Add(1))
 	return p.callID(id, action, fields)
 }
 
