@@ -60,11 +60,15 @@ func (t *ipTable) key(remote net.Addr) (netip.Addr, bool) {
 	if t == nil {
 		return netip.Addr{}, false
 	}
-	ap, err := netip.ParseAddrPort(remote.String())
-	if err != nil {
+	tcp, ok := remote.(*net.TCPAddr)
+	if !ok {
 		return netip.Addr{}, false
 	}
-	ip := ap.Addr().Unmap().WithZone("")
+	ip, ok := netip.AddrFromSlice(tcp.IP)
+	if !ok {
+		return netip.Addr{}, false
+	}
+	ip = ip.Unmap()
 	if ip.IsLoopback() && !t.limitLoopback {
 		return netip.Addr{}, false
 	}
