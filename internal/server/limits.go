@@ -382,7 +382,6 @@ func (c *limitedConn) Close() error {
 // setState follows the connection's state in its http.Server.
 func (c *limitedConn) setState(st http.ConnState) {
 	l := c.l
-	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if c.closed || c.upgraded {
@@ -402,7 +401,7 @@ func (c *limitedConn) setState(st http.ConnState) {
 		l.open--
 		l.upgraded++
 		if c.ip != nil {
-			l.ips.release(c.addr, c.ip, now)
+			l.ips.release(c.addr, c.ip, l.now())
 			c.ip = nil
 		}
 	}
