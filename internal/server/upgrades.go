@@ -31,7 +31,7 @@ func withLimitedConn(ctx context.Context, c net.Conn) context.Context {
 }
 
 // webSocketRetryAfter is the Retry-After of a refused upgrade, in
-// seconds: the SDKs retry a failed connection by themselves.
+// seconds: the refusal is temporary.
 const webSocketRetryAfter = 5
 
 // capUpgrades admits an upgrade request to next only while its listener
