@@ -31,7 +31,7 @@ type Limits struct {
 	// MaxHeaderBytes caps the request line and headers: 64 KiB.
 	MaxHeaderBytes int
 	// MaxConns caps the open HTTP connections of each listener: 4096.
-	// Upgraded (WebSocket) connections are authenticated and not counted.
+	// Upgraded (WebSocket) connections leave this count for MaxWebSockets.
 	// At the cap, a new connection closes the one idle longest (a new or
 	// keep-alive connection with no request in progress); with none idle,
 	// the new connection is closed at once.
