@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -30,7 +31,7 @@ type Limits struct {
 	// MaxHeaderBytes caps the request line and headers: 64 KiB.
 	MaxHeaderBytes int
 	// MaxConns caps the open HTTP connections of each listener: 4096.
-	// Upgraded (WebSocket) connections are authenticated and not counted.
+	// Upgraded (WebSocket) connections leave this count for MaxWebSockets.
 	// At the cap, a new connection closes the one idle longest (a new or
 	// keep-alive connection with no request in progress); with none idle,
 	// the new connection is closed at once.
@@ -39,6 +40,30 @@ type Limits struct {
 	// requests, before their signature is checked: 64 MiB. Small bodies
 	// are exempt (api.FreeBodyBytes each).
 	UnauthenticatedBodyBytes int64
+
+	// MaxWebSockets caps the upgraded (WebSocket) connections of each
+	// listener: 32768. At the cap an upgrade request is answered 503,
+	// before its handshake is authenticated; the connections already
+	// upgraded stay.
+	MaxWebSockets int
+	// MaxConnsPerIP caps the open HTTP connections of one remote address
+	// on each listener: 1024 (negative: no cap). At it, a new connection
+	// from the address closes that address's connection idle longest,
+	// never another address's; with none idle, the new one is closed at
+	// once. An IPv6 address counts under its /64.
+	MaxConnsPerIP int
+	// ConnRatePerIP and ConnBurstPerIP bound the new connections one
+	// remote address may open on each listener, per second on average
+	// and at once: 200 and 2000 (a negative rate: no bound). A connection
+	// beyond is closed at once.
+	ConnRatePerIP  float64
+	ConnBurstPerIP int
+	// PerIPExempt are addresses the per-address bounds do not apply to: a
+	// load balancer or proxy whose address is every connection's peer.
+	// Loopback addresses are exempt as well unless LimitLoopback is set:
+	// game servers and an agent on the node's machine share 127.0.0.1.
+	PerIPExempt   []netip.Prefix
+	LimitLoopback bool
 }
 
 // Default limits.
@@ -50,6 +75,10 @@ const (
 	DefaultMaxHeaderBytes           = 64 << 10
 	DefaultMaxConns                 = 4096
 	DefaultUnauthenticatedBodyBytes = 64 << 20
+	DefaultMaxWebSockets            = 32768
+	DefaultMaxConnsPerIP            = 1024
+	DefaultConnRatePerIP            = 200
+	DefaultConnBurstPerIP           = 2000
 )
 
 // withDefaults fills the zero members of l.
@@ -72,6 +101,18 @@ func (l Limits) withDefaults() Limits {
 	if l.UnauthenticatedBodyBytes <= 0 {
 		l.UnauthenticatedBodyBytes = DefaultUnauthenticatedBodyBytes
 	}
+	if l.MaxWebSockets <= 0 {
+		l.MaxWebSockets = DefaultMaxWebSockets
+	}
+	if l.MaxConnsPerIP == 0 {
+		l.MaxConnsPerIP = DefaultMaxConnsPerIP
+	}
+	if l.ConnRatePerIP == 0 {
+		l.ConnRatePerIP = DefaultConnRatePerIP
+	}
+	if l.ConnBurstPerIP <= 0 {
+		l.ConnBurstPerIP = DefaultConnBurstPerIP
+	}
 	return l
 }
 
@@ -87,6 +128,7 @@ func newHTTPServer(handler http.Handler, l Limits, log *slog.Logger) *http.Serve
 		IdleTimeout:       l.IdleTimeout,
 		MaxHeaderBytes:    l.MaxHeaderBytes,
 		ConnState:         trackConnState,
+		ConnContext:       withLimitedConn,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 }
@@ -111,104 +153,226 @@ func longLived(next http.Handler) http.Handler {
 }
 
 // limitListener caps the open HTTP connections of one listener (see
-// Limits.MaxConns). It wraps the TCP listener itself, innermost, so that
-// every connection it accepted counts, whatever wraps it later (TLS, or
-// a wrapper peeking at the first byte): the count drops when the
-// connection is closed through any wrapper. http.Server tells it each
-// connection's state through trackConnState, which finds the
-// *limitedConn under a wrapper by NetConn(), as *tls.Conn offers.
+// Limits.MaxConns), those of each remote address and the rate at which an
+// address opens them (Limits.MaxConnsPerIP, ConnRatePerIP), and counts
+// its upgraded connections against Limits.MaxWebSockets (upgrades.go).
+// It wraps the TCP listener itself, innermost, so that every connection
+// it accepted counts, whatever wraps it later (TLS, or a wrapper peeking
+// at the first byte): the count drops when the connection is closed
+// through any wrapper. http.Server tells it each connection's state
+// through trackConnState, which finds the *limitedConn under a wrapper by
+// NetConn(), as *tls.Conn offers.
 type limitListener struct {
 	net.Listener
-	name string
-	max  int
-	log  *slog.Logger
+	name  string
+	max   int
+	maxWS int
+	log   *slog.Logger
+	now   func() time.Time
 
-	mu       sync.Mutex
-	open     int        // HTTP connections, counted against max
-	upgraded int        // hijacked connections, not counted
-	idle     *list.List // of *limitedConn with no request in progress, longest idle first
+	mu        sync.Mutex
+	open      int        // HTTP connections, counted against max
+	upgraded  int        // hijacked connections, counted against maxWS
+	upgrading int        // upgrade requests admitted and not yet hijacked, counted against maxWS
+	idle      *list.List // of *limitedConn with no request in progress, longest idle first
+	ips       *ipTable   // nil: no per-address bounds
 
-	evicted, refused atomic.Int64
+	evicted, refused           atomic.Int64 // listener full
+	evictedPerIP, refusedPerIP atomic.Int64 // address at its cap
+	refusedRate, refusedWS     atomic.Int64 // address too fast; WebSocket cap
+	rateLog, perIPLog, wsLog   periodicLog
 }
 
-func newLimitListener(ln net.Listener, name string, max int, log *slog.Logger) *limitListener {
-	return &limitListener{Listener: ln, name: name, max: max, log: log, idle: list.New()}
+func newLimitListener(ln net.Listener, name string, lim Limits, now func() time.Time, log *slog.Logger) *limitListener {
+	return &limitListener{Listener: ln, name: name, max: lim.MaxConns, maxWS: lim.MaxWebSockets, log: log, now: now,
+		idle: list.New(), ips: newIPTable(lim)}
 }
+
+// outcome is what admit made of a new connection.
+type outcome int
+
+const (
+	admitted      outcome = iota
+	evictedIdlest         // admitted, closing the listener's connection idle longest
+	evictedOwn            // admitted, closing its address's connection idle longest
+	refusedFull           // closed at once: every connection busy
+	refusedIP             // closed at once: the address holds its most connections, all busy
+	refusedRate           // closed at once: the address opens connections too fast
+)
 
 // Accept returns the next connection, making room for it when the
-// listener is full.
+// listener or its address is full.
 func (l *limitListener) Accept() (net.Conn, error) {
 	for {
 		c, err := l.Listener.Accept()
 		if err != nil {
 			return nil, err
 		}
-		lc := &limitedConn{Conn: c, l: l}
-		var victim *limitedConn
-		l.mu.Lock()
-		if l.open >= l.max {
-			front := l.idle.Front()
-			if front == nil {
-				l.mu.Unlock()
-				n := l.refused.Add(1) // counted before the close a client sees
-				c.Close()
-				if n&(n-1) == 0 { // logged at 1, 2, 4, 8...
-					l.log.Warn("listener full: refusing connections; every connection is busy", "listener", l.name, "max", l.max, "refused", n)
-				}
-				continue
-			}
-			victim = front.Value.(*limitedConn)
-			l.idle.Remove(front)
-			victim.elem = nil
+		lc, victim, out := l.admit(c)
+		if lc == nil {
+			c.Close() // the refusal was counted before the close a client sees
+			l.logRefusal(out, c.RemoteAddr())
+			continue
 		}
-		l.open++
-		lc.elem = l.idle.PushBack(lc)
-		l.mu.Unlock()
 		if victim != nil {
-			n := l.evicted.Add(1) // counted before the close its client sees
-			victim.Close()
-			if n&(n-1) == 0 {
-				l.log.Warn("listener full: closing the connections idle longest", "listener", l.name, "max", l.max, "evicted", n)
-			}
+			victim.Close() // counted in admit, before the close its client sees
+			l.logEviction(out)
 		}
 		return lc, nil
 	}
 }
 
-// Stats reports the open HTTP and upgraded connections, and how many
-// connections were evicted or refused so far.
-func (l *limitListener) Stats() (open, upgraded int, evicted, refused int64) {
+// admit counts c in, or says why it is refused. When c takes the place
+// of an idle connection, that one is returned to be closed: the
+// address's own when the address is at its cap, else the listener's
+// idlest when the listener is full.
+func (l *limitListener) admit(c net.Conn) (lc, victim *limitedConn, out outcome) {
+	now := l.now()
+	addr, perIP := l.ips.key(c.RemoteAddr())
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.open, l.upgraded, l.evicted.Load(), l.refused.Load()
+	lc = &limitedConn{Conn: c, l: l}
+	if perIP {
+		e := l.ips.entry(addr, now)
+		if !l.ips.take(e, now) {
+			l.refusedRate.Add(1)
+			return nil, nil, refusedRate
+		}
+		if l.ips.full(e) {
+			if victim = front(e.idle); victim == nil {
+				l.refusedPerIP.Add(1)
+				return nil, nil, refusedIP
+			}
+			l.evictedPerIP.Add(1)
+			out = evictedOwn
+		}
+		lc.ip, lc.addr = e, addr
+	}
+	if victim == nil && l.open >= l.max {
+		if victim = front(l.idle); victim == nil {
+			l.refused.Add(1)
+			return nil, nil, refusedFull
+		}
+		l.evicted.Add(1)
+		out = evictedIdlest
+	}
+	if victim != nil {
+		victim.setBusy()
+	}
+	l.open++
+	if lc.ip != nil {
+		lc.ip.open++
+	}
+	lc.setIdle()
+	return lc, victim, out
 }
 
-// limitedConn is a connection counted by its limitListener.
+// front is the connection idle longest in idle, or nil.
+func front(idle *list.List) *limitedConn {
+	if e := idle.Front(); e != nil {
+		return e.Value.(*limitedConn)
+	}
+	return nil
+}
+
+// logRefusal logs a refused connection: those refused for a full
+// listener at the 1st, 2nd, 4th, 8th... refusal, the others at most once
+// a period.
+func (l *limitListener) logRefusal(out outcome, remote net.Addr) {
+	switch out {
+	case refusedFull:
+		if n := l.refused.Load(); n&(n-1) == 0 {
+			l.log.Warn("listener full: refusing connections; every connection is busy", "listener", l.name, "max", l.max, "refused", n)
+		}
+	case refusedIP:
+		if n, ok := l.perIPLog.note(l.now()); ok {
+			l.log.Warn("an address holds its most connections, all busy: refusing its new ones", "listener", l.name,
+				"max_per_address", l.ips.maxOpen, "refused", n, "last_address", remote.String())
+		}
+	case refusedRate:
+		if n, ok := l.rateLog.note(l.now()); ok {
+			l.log.Warn("an address opens connections too fast: refusing them", "listener", l.name,
+				"per_second", l.ips.rate, "burst", l.ips.burst, "refused", n, "last_address", remote.String())
+		}
+	}
+}
+
+// logEviction logs evictions at the 1st, 2nd, 4th, 8th... of their kind.
+func (l *limitListener) logEviction(out outcome) {
+	if out == evictedOwn {
+		if n := l.evictedPerIP.Load(); n&(n-1) == 0 {
+			l.log.Warn("an address holds its most connections: closing its connections idle longest", "listener", l.name,
+				"max_per_address", l.ips.maxOpen, "evicted", n)
+		}
+		return
+	}
+	if n := l.evicted.Load(); n&(n-1) == 0 {
+		l.log.Warn("listener full: closing the connections idle longest", "listener", l.name, "max", l.max, "evicted", n)
+	}
+}
+
+// limitedConn is a connection counted by its limitListener. Its fields
+// are guarded by l.mu.
 type limitedConn struct {
 	net.Conn
 	l        *limitListener
-	elem     *list.Element // in l.idle while idle; guarded by l.mu
-	upgraded bool          // guarded by l.mu
-	closed   bool          // guarded by l.mu
+	ip       *ipEntry   // the remote address's entry; nil when exempt, or once upgraded
+	addr     netip.Addr // the key of ip
+	elem     *list.Element
+	ipElem   *list.Element // in l.idle and ip.idle while idle
+	upgrade  bool          // holds one of l.upgrading
+	upgraded bool
+	closed   bool
 }
 
 // NetConn is the connection under c.
 func (c *limitedConn) NetConn() net.Conn { return c.Conn }
 
+// setIdle puts c last in the idle lists (of its listener and address).
+func (c *limitedConn) setIdle() {
+	if c.elem == nil {
+		c.elem = c.l.idle.PushBack(c)
+	} else {
+		c.l.idle.MoveToBack(c.elem)
+	}
+	if c.ip == nil {
+		return
+	}
+	if c.ipElem == nil {
+		c.ipElem = c.ip.idle.PushBack(c)
+	} else {
+		c.ip.idle.MoveToBack(c.ipElem)
+	}
+}
+
+// setBusy takes c out of the idle lists.
+func (c *limitedConn) setBusy() {
+	if c.elem != nil {
+		c.l.idle.Remove(c.elem)
+		c.elem = nil
+	}
+	if c.ipElem != nil {
+		c.ip.idle.Remove(c.ipElem)
+		c.ipElem = nil
+	}
+}
+
 // Close closes the connection and uncounts it, once.
 func (c *limitedConn) Close() error {
 	l := c.l
+	now := l.now()
 	l.mu.Lock()
 	if !c.closed {
 		c.closed = true
-		if c.elem != nil {
-			l.idle.Remove(c.elem)
-			c.elem = nil
-		}
+		c.setBusy()
+		c.endUpgrade()
 		if c.upgraded {
 			l.upgraded--
 		} else {
 			l.open--
+			if c.ip != nil {
+				l.ips.release(c.addr, c.ip, now)
+			}
 		}
 	}
 	l.mu.Unlock()
@@ -225,26 +389,21 @@ func (c *limitedConn) setState(st http.ConnState) {
 	}
 	switch st {
 	case http.StateNew, http.StateIdle:
-		if c.elem == nil {
-			c.elem = l.idle.PushBack(c)
-		} else {
-			l.idle.MoveToBack(c.elem)
-		}
+		c.setIdle()
 	case http.StateActive:
-		if c.elem != nil {
-			l.idle.Remove(c.elem)
-			c.elem = nil
-		}
+		c.setBusy()
 	case http.StateHijacked:
 		// A WebSocket upgrade: authenticated, long-lived, and no
 		// longer the http.Server's (which cleared its deadlines).
-		if c.elem != nil {
-			l.idle.Remove(c.elem)
-			c.elem = nil
-		}
+		c.setBusy()
+		c.endUpgrade()
 		c.upgraded = true
 		l.open--
 		l.upgraded++
+		if c.ip != nil {
+			l.ips.release(c.addr, c.ip, l.now())
+			c.ip = nil
+		}
 	}
 }
 
@@ -271,29 +430,13 @@ func findLimited(c net.Conn) *limitedConn {
 	return nil
 }
 
-// limit wraps ln with the connection cap of s's limits.
+// limit wraps ln with the connection caps of s's limits.
 func (s *Server) limit(ln net.Listener, name string) *limitListener {
-	l := newLimitListener(ln, name, s.limits.MaxConns, s.cfg.Log)
+	now := s.cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	l := newLimitListener(ln, name, s.limits, now, s.cfg.Log)
 	s.limited.Store(name, l)
 	return l
-}
-
-// ConnStats counts one listener's connections.
-type ConnStats struct {
-	Open     int   // HTTP connections, counted against Limits.MaxConns
-	Upgraded int   // WebSocket connections, not counted
-	Evicted  int64 // idle connections closed to make room, so far
-	Refused  int64 // new connections closed because every one was busy
-}
-
-// ListenerStats reports the connections of the listener named name:
-// "API", "TLS", "node" or "player gateway".
-func (s *Server) ListenerStats(name string) ConnStats {
-	v, ok := s.limited.Load(name)
-	if !ok {
-		return ConnStats{}
-	}
-	var st ConnStats
-	st.Open, st.Upgraded, st.Evicted, st.Refused = v.(*limitListener).Stats()
-	return st
 }

@@ -266,6 +266,7 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 	}
 	s.hub = sdkserver.New(sdkserver.Config{Auth: procs, Backend: procs, Logger: cfg.Log})
 	s.obs = newObservability(cfg, st, s.svc, s.hub, keys)
+	s.obs.exporter.AddListeners(s.listenerMetrics)
 	var limiter *access.Limiter
 	if cfg.RateLimit.PerSecond > 0 || cfg.CredentialsFile != "" {
 		limiter = access.NewLimiter(cfg.RateLimit, cfg.Now)
@@ -401,7 +402,7 @@ func (s *Server) routes() http.Handler {
 			return
 		}
 		if sdkserver.IsUpgrade(r) {
-			s.gate(s.hub).ServeHTTP(w, r)
+			s.gate(capUpgrades(s.hub)).ServeHTTP(w, r)
 			return
 		}
 		http.NotFound(w, r)
