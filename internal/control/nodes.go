@@ -35,6 +35,14 @@ const beatTimeout = 2 * time.Second
 // store to count as reachable (the sweep loop may be stuck on it).
 const storeFresh = 5 * time.Second
 
+// beatStore is a store with a connection of its own for the heartbeat
+// (sqldb.DB.UpdateBeat on PostgreSQL): requests queued for the shared
+// pool then never delay the heartbeat past beatTimeout, which would make
+// the node refuse every request as if its database were gone.
+type beatStore interface {
+	UpdateBeat(ctx context.Context, fn func(store.Tx) error) error
+}
+
 // NodeID is this node's id in the store.
 func (s *Service) NodeID() string { return s.cfg.NodeID }
 
@@ -47,7 +55,13 @@ func (s *Service) BeatNode(ctx context.Context) error {
 	s.node.mu.Unlock()
 	ctx, cancel := context.WithTimeout(ctx, beatTimeout)
 	defer cancel()
-	err := s.update(ctx, func(tx store.Tx) error { return tx.BeatNode(n) })
+	beat := func(tx store.Tx) error { return tx.BeatNode(n) }
+	var err error
+	if b, ok := s.store.(beatStore); ok {
+		err = b.UpdateBeat(ctx, beat)
+	} else {
+		err = s.update(ctx, beat)
+	}
 	s.node.mu.Lock()
 	s.node.beatErr = err
 	if err == nil {

@@ -39,3 +39,14 @@ func (t *notingTx) AppendNotification(n *game.Notification) error {
 	*t.appended = true
 	return t.Tx.AppendNotification(n)
 }
+
+// UpdateBeat runs the node heartbeat on the store's own connection for it
+// when it has one (sqldb.DB.UpdateBeat); a heartbeat appends nothing.
+func (s *notifying) UpdateBeat(ctx context.Context, fn func(store.Tx) error) error {
+	if b, ok := s.Store.(interface {
+		UpdateBeat(context.Context, func(store.Tx) error) error
+	}); ok {
+		return b.UpdateBeat(ctx, fn)
+	}
+	return s.Update(ctx, fn)
+}

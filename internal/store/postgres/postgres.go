@@ -19,6 +19,9 @@ import (
 //go:embed migrations/*.sql
 var migrations embed.FS
 
+// poolSize bounds the connections of the shared pool.
+const poolSize = 32
+
 // Open connects to the database at dsn (postgres://...) and applies
 // migrations. Several nodes may migrate at once: an advisory lock orders
 // them.
@@ -28,8 +31,8 @@ func Open(ctx context.Context, dsn string) (*sqldb.DB, error) {
 		return nil, err
 	}
 	pool := stdlib.OpenDB(*cfg)
-	pool.SetMaxOpenConns(32)
-	pool.SetMaxIdleConns(32)
+	pool.SetMaxOpenConns(poolSize)
+	pool.SetMaxIdleConns(poolSize)
 	if err := pool.PingContext(ctx); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("connecting to PostgreSQL: %w", err)
@@ -41,6 +44,11 @@ func Open(ctx context.Context, dsn string) (*sqldb.DB, error) {
 		IsUnique:    isUnique,
 		IsRetryable: isRetryable,
 	})
+	// The heartbeat's own connection: see sqldb.DB.UpdateBeat.
+	beat := stdlib.OpenDB(*cfg)
+	beat.SetMaxOpenConns(1)
+	beat.SetMaxIdleConns(1)
+	db.SetBeatPool(beat)
 	if err := migrate(ctx, pool, db); err != nil {
 		db.Close()
 		var tooNew *sqldb.SchemaTooNewError

@@ -36,8 +36,12 @@ type Dialect struct {
 
 // DB is a store.Store over database/sql.
 type DB struct {
-	write   *sql.DB
-	read    *sql.DB
+	write *sql.DB
+	read  *sql.DB
+	// beat, when set, is a pool of its own for the node heartbeat
+	// (UpdateBeat), so that requests queued for the shared pool never
+	// make a busy node look cut off from its database.
+	beat    *sql.DB
 	dialect *Dialect
 	queries sync.Map // query text → rebound text
 	stmts   sync.Map // stmtKey → *sql.Stmt (nil while being prepared)
@@ -105,6 +109,11 @@ func (db *DB) Close() error {
 		return true
 	})
 	err := db.write.Close()
+	if db.beat != nil {
+		if e := db.beat.Close(); err == nil {
+			err = e
+		}
+	}
 	if db.read != db.write {
 		if e := db.read.Close(); err == nil {
 			err = e
@@ -128,6 +137,29 @@ func (db *DB) Update(ctx context.Context, fn func(store.Tx) error) error {
 	var err error
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		err = db.run(ctx, db.write, false, fn)
+		if err == nil || !db.dialect.IsRetryable(err) || ctx.Err() != nil {
+			return err
+		}
+	}
+	return err
+}
+
+// SetBeatPool gives the node heartbeat a pool of its own (UpdateBeat),
+// which Close closes. Call it before the DB is shared.
+func (db *DB) SetBeatPool(p *sql.DB) { db.beat = p }
+
+// UpdateBeat runs a write transaction for the node heartbeat: on the
+// heartbeat's own pool when there is one (SetBeatPool), else as Update.
+// A node whose requests hold every connection of the shared pool, all
+// waiting on one hot row, still reaches its database for its heartbeat
+// and keeps answering, rather than refusing everything as unreachable.
+func (db *DB) UpdateBeat(ctx context.Context, fn func(store.Tx) error) error {
+	if db.beat == nil {
+		return db.Update(ctx, fn)
+	}
+	var err error
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		err = db.run(ctx, db.beat, false, fn)
 		if err == nil || !db.dialect.IsRetryable(err) || ctx.Err() != nil {
 			return err
 		}
