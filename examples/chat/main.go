@@ -59,6 +59,11 @@ func run(params sdk.ServerParameters, host string, port int, log *slog.Logger) e
 		return err
 	}
 	room := &room{proc: proc, log: log, players: map[string]net.Conn{}}
+	// Signals are caught before the process says it is ready: a stop
+	// asked for any time after that ends it cleanly (ProcessEnding).
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(stop)
 	done := make(chan struct{})
 	err = proc.NotifyProcessReady(port, nil, sdk.Notifications{
 		OnCreateSessionBegin: func(gs sdk.GameSession) bool {
@@ -74,8 +79,6 @@ func run(params sdk.ServerParameters, host string, port int, log *slog.Logger) e
 	}
 	log.Info("chat server ready", "port", port)
 	go room.accept(ln)
-	stop := make(chan os.Signal, 1)
-	signal.Notify(stop, os.Interrupt, syscall.SIGTERM)
 	select {
 	case <-done:
 		log.Info("game session ended")
