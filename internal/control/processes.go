@@ -396,6 +396,15 @@ func (s *Service) forget(ref ProcessRef) {
 func (s *Service) ProcessDisconnected(ctx context.Context, ref ProcessRef) error {
 	now := s.clock()
 	err := s.updateProcess(ctx, ref, func(tx store.Tx, p *game.Process) error {
+		// A connection that opened here before this one closed (a
+		// RefreshConnection, a quick reconnect) has taken over: its
+		// ProcessConnected may have committed already, and marking the
+		// process disconnected now would undo it. Asked inside the
+		// transaction, which that one's write serializes with: its
+		// connection was counted before its transaction began.
+		if s.holds(ref) {
+			return nil
+		}
 		// Only the node that holds the connection lets go of it: a process
 		// that reconnected to another node stays connected there.
 		held, err := tx.ReleaseProcess(keyOf(ref), s.cfg.NodeID)
