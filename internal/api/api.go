@@ -260,6 +260,12 @@ func (h *Handler) writeError(w http.ResponseWriter, p wire.Protocol, reqID strin
 // authorize (when the key has a policy: the resources come from the
 // input), call.
 func op[In any, Out any](fn func(context.Context, *In) (*Out, error)) handler {
+	return opIn(func(ctx context.Context, in *In, _ wire.Protocol) (*Out, error) { return fn(ctx, in) })
+}
+
+// opIn is op for an operation that answers in the caller's protocol
+// already (its output holds lists already encoded, wire.EncodedList).
+func opIn[In any, Out any](fn func(context.Context, *In, wire.Protocol) (*Out, error)) handler {
 	return func(ctx context.Context, p wire.Protocol, body []byte, authorize func(any) error) (any, error) {
 		in := new(In)
 		if err := wire.Decode(p, body, in); err != nil {
@@ -278,7 +284,7 @@ func op[In any, Out any](fn func(context.Context, *In) (*Out, error)) handler {
 				return nil, err
 			}
 		}
-		out, err := fn(ctx, in)
+		out, err := fn(ctx, in, p)
 		if err != nil {
 			return nil, err
 		}

@@ -4,7 +4,7 @@ import "github.com/anylift/anylift/internal/control"
 
 func gameSessionOps(s *control.Service, m map[string]handler) {
 	m["CreateGameSession"] = op(s.CreateGameSession)
-	m["DescribeGameSessions"] = op(s.DescribeGameSessions)
+	m["DescribeGameSessions"] = opIn(s.DescribeGameSessionsEncoded)
 	m["DescribeGameSessionDetails"] = op(s.DescribeGameSessionDetails)
 	m["UpdateGameSession"] = op(s.UpdateGameSession)
 	m["TerminateGameSession"] = op(s.TerminateGameSession)

@@ -3,5 +3,5 @@ package api
 import "github.com/anylift/anylift/internal/control"
 
 func searchOps(s *control.Service, m map[string]handler) {
-	m["SearchGameSessions"] = op(s.SearchGameSessions)
+	m["SearchGameSessions"] = opIn(s.SearchGameSessionsEncoded)
 }

@@ -53,14 +53,28 @@ type sessionQuery struct {
 var describableStatuses = []string{game.SessionActive, game.SessionTerminated, game.SessionActivating, game.SessionTerminating}
 
 func (s *Service) listGameSessions(ctx context.Context, q sessionQuery) (list []*game.GameSession, next string, err error) {
-	f := store.SessionFilter{ID: wire.Deref(q.id), Location: wire.Deref(q.location), Status: wire.Deref(q.status)}
-	if f.Status != "" && !containsExact(describableStatuses, f.Status) {
-		return nil, "", game.Errorf(game.InvalidRequest, "StatusFilter %q is not one of ACTIVE, TERMINATED, ACTIVATING, TERMINATING", f.Status)
+	f, page, err := sessionArgs(q)
+	if err != nil {
+		return nil, "", err
 	}
-	page := store.Page{Limit: int(wire.Deref(q.limit)), Token: wire.Deref(q.token)}
 	if list, next, ok, err := s.liveList(q, f, page); ok || err != nil {
 		return list, next, err
 	}
+	return s.storeList(ctx, q, f, page)
+}
+
+// sessionArgs checks q and returns its filter and page.
+func sessionArgs(q sessionQuery) (store.SessionFilter, store.Page, error) {
+	f := store.SessionFilter{ID: wire.Deref(q.id), Location: wire.Deref(q.location), Status: wire.Deref(q.status)}
+	page := store.Page{Limit: int(wire.Deref(q.limit)), Token: wire.Deref(q.token)}
+	if f.Status != "" && !containsExact(describableStatuses, f.Status) {
+		return f, page, game.Errorf(game.InvalidRequest, "StatusFilter %q is not one of ACTIVE, TERMINATED, ACTIVATING, TERMINATING", f.Status)
+	}
+	return f, page, nil
+}
+
+// storeList answers listGameSessions from the store.
+func (s *Service) storeList(ctx context.Context, q sessionQuery, f store.SessionFilter, page store.Page) (list []*game.GameSession, next string, err error) {
 	err = s.view(ctx, func(tx store.Tx) error {
 		if f.ID == "" || q.fleetID != nil || q.aliasID != nil {
 			fl, err := s.fleetFor(tx, wire.Deref(q.fleetID), wire.Deref(q.aliasID))

@@ -12,7 +12,17 @@ import (
 type LiveSessions interface {
 	Search(q store.SearchQuery, p store.Page) (list []*game.GameSession, next string, ok bool, err error)
 	List(f store.SessionFilter, p store.Page) (list []*game.GameSession, next string, ok bool, err error)
+	// SearchEncoded and ListEncoded are Search and List giving each
+	// session as its answer encoded in protocol proto, which the memory
+	// builds with enc (EncodeGameSession) once and keeps until the
+	// session changes.
+	SearchEncoded(q store.SearchQuery, p store.Page, proto wire.Protocol, enc SessionEncoder) (list wire.EncodedList[wire.GameSession], next string, ok bool, err error)
+	ListEncoded(f store.SessionFilter, p store.Page, proto wire.Protocol, enc SessionEncoder) (list wire.EncodedList[wire.GameSession], next string, ok bool, err error)
 }
+
+// SessionEncoder writes a session's answer in a protocol; EncodeGameSession
+// is the one the service gives the memory.
+type SessionEncoder = func(gs *game.GameSession, p wire.Protocol) (wire.Encoded[wire.GameSession], error)
 
 // SetLive makes SearchGameSessions and DescribeGameSessions answer from
 // l when it can. Call it before the service serves requests, and only
@@ -23,26 +33,43 @@ func (s *Service) SetLive(l LiveSessions) { s.live = l }
 // fleet named by id or ARN or a session by id; an alias, or an empty
 // fleet id (whose error fleetFor gives), is the store's to answer.
 func (s *Service) liveList(q sessionQuery, f store.SessionFilter, page store.Page) (list []*game.GameSession, next string, ok bool, err error) {
-	if s.live == nil || q.aliasID != nil || (q.fleetID == nil && f.ID == "") || (q.fleetID != nil && *q.fleetID == "") {
+	if f, ok = s.liveFilter(q, f); !ok {
 		return nil, "", false, nil
+	}
+	list, next, ok, err = s.live.List(f, page)
+	return list, next, ok, liveNotFound(q, f, len(list), ok, err)
+}
+
+// liveFilter returns f as the memory is asked it (the fleet by id), and
+// whether the memory may answer q: a fleet named by id or ARN, or a
+// session by id; an alias, or an empty fleet id (whose error fleetFor
+// gives), is the store's to answer.
+func (s *Service) liveFilter(q sessionQuery, f store.SessionFilter) (store.SessionFilter, bool) {
+	if s.live == nil || q.aliasID != nil || (q.fleetID == nil && f.ID == "") || (q.fleetID != nil && *q.fleetID == "") {
+		return f, false
 	}
 	if q.fleetID != nil {
 		f.FleetID = game.ResourceID(*q.fleetID, "fleet")
 	}
-	list, next, ok, err = s.live.List(f, page)
-	if ok && err == nil && f.ID != "" && len(list) == 0 && q.token == nil {
-		err = game.Errorf(game.NotFound, "game session %s not found", f.ID)
+	return f, true
+}
+
+// liveNotFound is err, or NotFound when the memory answered a describe of
+// one session by id with none.
+func liveNotFound(q sessionQuery, f store.SessionFilter, n int, ok bool, err error) error {
+	if ok && err == nil && f.ID != "" && n == 0 && q.token == nil {
+		return game.Errorf(game.NotFound, "game session %s not found", f.ID)
 	}
-	return list, next, ok, err
+	return err
 }
 
 // liveSearch answers SearchGameSessions from memory when it can (ok),
 // for a fleet named by id or ARN.
 func (s *Service) liveSearch(in *wire.SearchGameSessionsInput, q store.SearchQuery, page store.Page) (*wire.SearchGameSessionsOutput, bool, error) {
-	if s.live == nil || in.FleetId == nil || *in.FleetId == "" || in.AliasId != nil {
+	q, ok := s.liveQuery(in, q)
+	if !ok {
 		return nil, false, nil
 	}
-	q.FleetID = game.ResourceID(*in.FleetId, "fleet")
 	list, next, ok, err := s.live.Search(q, page)
 	if !ok || err != nil {
 		return nil, ok, err
@@ -53,4 +80,14 @@ func (s *Service) liveSearch(in *wire.SearchGameSessionsInput, q store.SearchQue
 	}
 	out.NextToken = wire.String(next)
 	return out, true, nil
+}
+
+// liveQuery returns q as the memory is asked it (the fleet by id), and
+// whether the memory may answer in: a fleet named by id or ARN.
+func (s *Service) liveQuery(in *wire.SearchGameSessionsInput, q store.SearchQuery) (store.SearchQuery, bool) {
+	if s.live == nil || in.FleetId == nil || *in.FleetId == "" || in.AliasId != nil {
+		return q, false
+	}
+	q.FleetID = game.ResourceID(*in.FleetId, "fleet")
+	return q, true
 }

@@ -17,19 +17,31 @@ import (
 // configured SearchPageSize (20 by default, GameLift's figure). A bad
 // expression is InvalidRequest, naming what is wrong and where.
 func (s *Service) SearchGameSessions(ctx context.Context, in *wire.SearchGameSessionsInput) (*wire.SearchGameSessionsOutput, error) {
-	q, err := searchQuery(in)
+	q, page, err := s.searchArgs(in)
 	if err != nil {
 		return nil, err
 	}
+	if out, ok, err := s.liveSearch(in, q, page); ok || err != nil {
+		return out, err
+	}
+	return s.storeSearch(ctx, in, q, page)
+}
+
+// searchArgs parses the request's expressions (the fleet is set later)
+// and bounds its page.
+func (s *Service) searchArgs(in *wire.SearchGameSessionsInput) (store.SearchQuery, store.Page, error) {
 	page := store.Page{Limit: int(wire.Deref(in.Limit)), Token: wire.Deref(in.NextToken)}
 	if page.Limit <= 0 || page.Limit > s.cfg.SearchPageSize {
 		page.Limit = s.cfg.SearchPageSize
 	}
+	q, err := searchQuery(in)
+	return q, page, err
+}
+
+// storeSearch answers SearchGameSessions from the store.
+func (s *Service) storeSearch(ctx context.Context, in *wire.SearchGameSessionsInput, q store.SearchQuery, page store.Page) (*wire.SearchGameSessionsOutput, error) {
 	out := &wire.SearchGameSessionsOutput{GameSessions: []wire.GameSession{}}
-	if out, ok, err := s.liveSearch(in, q, page); ok || err != nil {
-		return out, err
-	}
-	err = s.view(ctx, func(tx store.Tx) error {
+	err := s.view(ctx, func(tx store.Tx) error {
 		f, err := s.fleetFor(tx, wire.Deref(in.FleetId), wire.Deref(in.AliasId))
 		if err != nil {
 			return err

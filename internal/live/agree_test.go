@@ -308,6 +308,7 @@ func (w *world) checkSearch(q store.SearchQuery, limit int) bool {
 		}
 		sl, sn, serr := w.sqlSearch(q, p)
 		same(w.t, fmt.Sprintf("search %+v page %d", describe(q), page), ml, sl, mn, sn, merr, serr)
+		encodedAgrees(w.t, fmt.Sprintf("search %+v page %d", describe(q), page), w.searchEncoded(q, p), sl, sn, serr)
 		if mn == "" || merr != nil || page > 100 {
 			return true
 		}
@@ -337,6 +338,7 @@ func (w *world) checkList(f store.SessionFilter, limit int) bool {
 		}
 		sl, sn, serr := w.sqlList(f, p)
 		same(w.t, fmt.Sprintf("describe %+v page %d", f, page), ml, sl, mn, sn, merr, serr)
+		encodedAgrees(w.t, fmt.Sprintf("describe %+v page %d", f, page), w.listEncoded(f, p), sl, sn, serr)
 		if mn == "" || merr != nil || page > 100 {
 			return true
 		}

@@ -17,6 +17,13 @@ import (
 func (l *Sessions) List(f store.SessionFilter, p store.Page) (list []*game.GameSession, next string, ok bool, err error) {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
+	page, next, ok, err := l.list(f, p)
+	return records(page), next, ok, err
+}
+
+// list is List, giving the entries of the page; the caller holds the
+// read lock.
+func (l *Sessions) list(f store.SessionFilter, p store.Page) (list []*entry, next string, ok bool, err error) {
 	var fl *fleet
 	if f.FleetID != "" {
 		if fl = l.fleets[f.FleetID]; fl == nil || !fl.exists {
@@ -36,7 +43,7 @@ func (l *Sessions) List(f store.SessionFilter, p store.Page) (list []*game.GameS
 			return nil, "", false, nil
 		}
 		if match(e) {
-			list = []*game.GameSession{e.s}
+			list = []*entry{e}
 		}
 		return list, "", true, nil
 	}
@@ -59,14 +66,22 @@ func (l *Sessions) List(f store.SessionFilter, p store.Page) (list []*game.GameS
 		}
 		return len(page) <= n
 	})
-	list = make([]*game.GameSession, 0, min(len(page), n))
-	for _, e := range page[:min(len(page), n)] {
-		list = append(list, e.s)
-	}
 	if len(page) > n {
 		next = store.EncodeToken(store.SessionCursor{C: page[n-1].created, PK: page[n-1].pk})
 	}
-	return list, next, true, nil
+	return page[:min(len(page), n)], next, true, nil
+}
+
+// records returns the records of a page's entries (nil for none).
+func records(page []*entry) []*game.GameSession {
+	if page == nil {
+		return nil
+	}
+	list := make([]*game.GameSession, len(page))
+	for i, e := range page {
+		list[i] = e.s
+	}
+	return list
 }
 
 // liveStatus reports whether status is one a live session has.

@@ -21,6 +21,7 @@ package live
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/store"
@@ -63,6 +64,9 @@ type entry struct {
 	// store indexes them (one value per key, the last given), each as its
 	// key and the fleet's set of sessions with that value.
 	props []prop
+	// enc keeps the session's answers, encoded on first read (encoded.go):
+	// nil until then, and dropped whenever s is replaced.
+	enc atomic.Pointer[answers]
 }
 
 // prop is one searchable property of an ACTIVE session: its key and the
@@ -164,6 +168,7 @@ func (l *Sessions) seats(id string, n int) {
 	s := *e.s
 	s.CurrentPlayerSessionCount = n
 	e.s, e.cur = &s, int32(n)
+	e.enc.Store(nil)
 	if e.s.Status == game.SessionActive && wasOpen != e.open() {
 		if wasOpen {
 			e.fleet.open.remove(e)

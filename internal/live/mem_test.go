@@ -7,15 +7,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/live"
 	"github.com/anylift/anylift/internal/store"
+	"github.com/anylift/anylift/internal/wire"
 )
 
 // BenchmarkBytesPerSession reports the heap the memory holds per live
 // session: 100,000 ACTIVE sessions of one fleet shaped as internal/bench
 // seeds them (two properties, mode and map), each record built with its
 // own copies of every string, as decoding it from the store makes them.
+// Then the same once every session's answer has been read, and so kept,
+// in JSON (warm-json), and in CBOR too (warm-both).
 //
 //	go test ./internal/live -run '^$' -bench BytesPerSession -benchtime 1x
 func BenchmarkBytesPerSession(b *testing.B) {
@@ -58,6 +62,32 @@ func BenchmarkBytesPerSession(b *testing.B) {
 			b.Fatalf("%d sessions held, want %d", mem.Len(), n)
 		}
 		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "bytes/session")
+		// With every session's answer kept, in one protocol and in both.
+		for _, c := range []struct {
+			p    wire.Protocol
+			unit string
+		}{{wire.JSON, "warm-json-bytes/session"}, {wire.CBOR, "warm-both-bytes/session"}} {
+			warm(b, mem, fleet, c.p)
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+			b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, c.unit)
+		}
 		runtime.KeepAlive(mem)
+	}
+}
+
+// warm reads every live session of fleet in protocol p, so that each
+// keeps its answer.
+func warm(b *testing.B, mem *live.Sessions, fleet string, p wire.Protocol) {
+	pg := store.Page{Limit: 1000}
+	for {
+		_, next, ok, err := mem.ListEncoded(store.SessionFilter{FleetID: fleet, Status: game.SessionActive}, pg, p, control.EncodeGameSession)
+		if !ok || err != nil {
+			b.Fatal(ok, err)
+		}
+		if next == "" {
+			return
+		}
+		pg.Token = next
 	}
 }

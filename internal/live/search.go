@@ -23,6 +23,13 @@ import (
 func (l *Sessions) Search(q store.SearchQuery, p store.Page) (list []*game.GameSession, next string, ok bool, err error) {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
+	page, next, ok, err := l.search(q, p)
+	return records(page), next, ok, err
+}
+
+// search is Search, giving the entries of the page; the caller holds the
+// read lock.
+func (l *Sessions) search(q store.SearchQuery, p store.Page) (list []*entry, next string, ok bool, err error) {
 	f := l.fleets[q.FleetID]
 	if f == nil || !f.exists {
 		return nil, "", false, nil
@@ -44,16 +51,12 @@ func (l *Sessions) Search(q store.SearchQuery, p store.Page) (list []*game.GameS
 	} else {
 		page = sorted(from, q.Sort, after, n+1, match)
 	}
-	list = make([]*game.GameSession, 0, min(len(page), n))
-	for _, e := range page[:min(len(page), n)] {
-		list = append(list, e.s)
-	}
 	if len(page) > n {
 		c := cursorAt(q.Sort, page[n-1])
 		c.Q = fp
 		next = store.EncodeToken(c)
 	}
-	return list, next, true, nil
+	return page[:min(len(page), n)], next, true, nil
 }
 
 // driver returns the smallest of the fleet's indexes that holds every

@@ -306,8 +306,12 @@ func goKind(t string) string {
 }
 
 // Encode writes the output shape v in protocol p. A nil v is an empty
-// structure.
+// structure. An output whose lists are already encoded (encoded.go) is
+// written by appending them.
 func Encode(p Protocol, v any) ([]byte, error) {
+	if pe, ok := v.(preencoded); ok {
+		return pe.appendTo(nil, p)
+	}
 	if p == CBOR {
 		if v == nil {
 			return []byte{0xa0}, nil
