@@ -16,7 +16,7 @@ import (
 // seatWorld is a service over a real SQLite store whose memory decides
 // seats, fed by the store's commits as the server sets it up.
 type seatWorld struct {
-	t   *testing.T
+	t   testing.TB
 	s   *Service
 	db  *sqldb.DB
 	mem *live.Sessions
@@ -26,7 +26,7 @@ type seatWorld struct {
 	closeStore func() error
 }
 
-func newSeatWorld(t *testing.T) *seatWorld {
+func newSeatWorld(t testing.TB) *seatWorld {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -60,14 +60,19 @@ func newSeatWorld(t *testing.T) *seatWorld {
 // session inserts a game session of fleet-1 and returns its id.
 func (w *seatWorld) session(name, status, policy string, seats int) string {
 	w.t.Helper()
-	gs := &game.GameSession{ID: "arn:aws:gamelift:us-west-2::gamesession/fleet-1/custom-a/" + name, IDString: name,
-		FleetID: "fleet-1", FleetARN: "arn:aws:gamelift:us-west-2:123456789012:fleet/fleet-1", Location: "custom-a",
-		CreationTime: w.now, MaximumPlayerSessionCount: seats, Status: status, PlayerSessionCreationPolicy: policy,
-		IPAddress: "10.1.2.3", DNSName: "host.example", Port: 7777}
+	gs := w.record(name, status, policy, seats)
 	if err := w.db.Update(context.Background(), func(tx store.Tx) error { return tx.InsertGameSession(gs) }); err != nil {
 		w.t.Fatal(err)
 	}
 	return gs.ID
+}
+
+// record is a game session of fleet-1, not stored.
+func (w *seatWorld) record(name, status, policy string, seats int) *game.GameSession {
+	return &game.GameSession{ID: "arn:aws:gamelift:us-west-2::gamesession/fleet-1/custom-a/" + name, IDString: name,
+		FleetID: "fleet-1", FleetARN: "arn:aws:gamelift:us-west-2:123456789012:fleet/fleet-1", Location: "custom-a",
+		CreationTime: w.now, MaximumPlayerSessionCount: seats, Status: status, PlayerSessionCreationPolicy: policy,
+		IPAddress: "10.1.2.3", DNSName: "host.example", Port: 7777}
 }
 
 // players returns fresh player sessions, created now.
