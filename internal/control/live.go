@@ -27,6 +27,8 @@ type SessionEncoder = func(gs *game.GameSession, p wire.Protocol) (wire.Encoded[
 // SetLive makes SearchGameSessions and DescribeGameSessions answer from
 // l when it can. Call it before the service serves requests, and only
 // with a memory every write of the store reaches (one node on SQLite).
+// A memory that decides seats too (seatKeeper) takes CreatePlayerSession's
+// decisions (seats.go).
 func (s *Service) SetLive(l LiveSessions) { s.live = l }
 
 // liveList answers listGameSessions from memory when it can (ok), for a

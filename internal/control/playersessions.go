@@ -48,9 +48,22 @@ func (s *Service) newPlayerSession(playerID, data string) *game.PlayerSession {
 	}
 }
 
-// reserve takes the seats in one transaction; reservations of the session
-// that have reached the timeout are released first.
+// reserve takes the seats of ps (fresh RESERVED player sessions created
+// at one time) in game session gameSessionID, all or nothing: decided in
+// memory where the memory decides seats (reserveHeld), otherwise in the
+// store (reserveInStore). Errors: NotFound, InvalidGameSessionStatus,
+// GameSessionFull, or the store's failure.
 func (s *Service) reserve(ctx context.Context, gameSessionID string, ps []*game.PlayerSession) error {
+	if k, ok := s.live.(seatKeeper); ok {
+		return s.reserveHeld(ctx, k, gameSessionID, ps)
+	}
+	return s.reserveInStore(ctx, gameSessionID, ps)
+}
+
+// reserveInStore takes the seats in one transaction that decides in SQL;
+// reservations of the session that have reached the timeout are released
+// first.
+func (s *Service) reserveInStore(ctx context.Context, gameSessionID string, ps []*game.PlayerSession) error {
 	expire := ps[0].CreationTime.Add(-s.cfg.ReservationTimeout)
 	return s.update(ctx, func(tx store.Tx) error {
 		return tx.ReserveSeats(gameSessionID, ps, expire)

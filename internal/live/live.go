@@ -34,6 +34,8 @@ type Sessions struct {
 	fleets map[string]*fleet
 	byID   map[string]*entry
 	strs   interner
+	// holds are the seats held by reservations in flight (seats.go).
+	holds holds
 }
 
 // fleet is one fleet's live sessions and their indexes.
@@ -123,6 +125,7 @@ func (l *Sessions) Apply(changes []store.Change) {
 			l.put(c.PK, c.Session)
 		case store.SessionSeats:
 			l.seats(c.ID, c.Seats)
+			l.holds.counted(c.ID, c.Held)
 		}
 	}
 }

@@ -26,6 +26,11 @@ type Change struct {
 	// Process is a copy of the process record as it now reads
 	// (ProcessPut): GetProcess would answer the same fields.
 	Process *game.Process
+	// Held is how many of the seats this change takes were held in memory
+	// before the transaction ran (SessionSeats written by
+	// AddReservations): the memory releases its hold on them as it counts
+	// them, in the same step.
+	Held int
 	// Ended reports, when the live state is loaded (FleetPut), that the
 	// fleet has game sessions that ended (TERMINATED or ERROR).
 	Ended bool

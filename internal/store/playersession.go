@@ -29,6 +29,20 @@ type PlayerSessionTx interface {
 	// Errors: NotFound, InvalidGameSessionStatus (not ACTIVE, or DENY_ALL),
 	// GameSessionFull.
 	ReserveSeats(gameSessionID string, ps []*game.PlayerSession, expireBefore time.Time) error
+	// AddReservations creates ps (all RESERVED, all in one game session)
+	// whose seats the caller has already decided and holds in memory: it
+	// raises the session's seat count by len(ps) and inserts ps, as they
+	// are (the caller fills the fields copied from the game session), and
+	// expires nothing. The count is guarded as in ReserveSeats, so a
+	// session changed since the caller decided (ended, DENY_ALL, filled
+	// by another path) still refuses, all or nothing. The change it feeds
+	// carries Held = len(ps). Errors: as ReserveSeats; Conflict when a
+	// player session id exists.
+	AddReservations(gameSessionID string, ps []*game.PlayerSession) error
+	// ExpireSessionReservations times out the game session's RESERVED
+	// player sessions created at or before cutoff, at time at, freeing
+	// their seats, and returns how many it moved.
+	ExpireSessionReservations(gameSessionID string, cutoff, at time.Time) (int, error)
 	// GetPlayerSession returns one player session; NotFound when absent.
 	GetPlayerSession(id string) (*game.PlayerSession, error)
 	// ListPlayerSessions lists player sessions in creation order. A

@@ -54,7 +54,7 @@ func (t *Tx) ReserveSeats(gameSessionID string, ps []*game.PlayerSession, expire
 	if n, err := res.RowsAffected(); err != nil {
 		return err
 	} else if n == 0 {
-		return seatRefusal(s, len(ps))
+		return store.SeatRefusal(s, len(ps))
 	}
 	t.note(store.Change{Kind: store.SessionSeats, ID: s.ID, Seats: s.CurrentPlayerSessionCount})
 	for _, p := range ps {
@@ -65,21 +65,6 @@ func (t *Tx) ReserveSeats(gameSessionID string, ps []*game.PlayerSession, expire
 		}
 	}
 	return nil
-}
-
-// seatRefusal explains why n seats could not be reserved in s.
-func seatRefusal(s *game.GameSession, n int) error {
-	switch {
-	case s.Status != game.SessionActive:
-		return game.Errorf(game.InvalidGameSessionStatus,
-			"Game session %s is in status %s; player sessions can be created only in ACTIVE game sessions", s.ID, s.Status)
-	case s.PlayerSessionCreationPolicy != game.AcceptAll:
-		return game.Errorf(game.InvalidGameSessionStatus,
-			"Game session %s has PlayerSessionCreationPolicy %s and does not accept new player sessions", s.ID, s.PlayerSessionCreationPolicy)
-	}
-	return game.Errorf(game.GameSessionFull,
-		"Game session %s is currently full and cannot allow the requested player(s) to join: %d of %d seats taken, %d requested",
-		s.ID, s.CurrentPlayerSessionCount, s.MaximumPlayerSessionCount, n)
 }
 
 func (t *Tx) insertPlayer(p *game.PlayerSession) error {

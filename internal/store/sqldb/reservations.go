@@ -1,0 +1,43 @@
+package sqldb
+
+import (
+	"time"
+
+	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/store"
+)
+
+// AddReservations writes reservations decided in memory: the seat count
+// and the player session rows, nothing read but the count it returns. The
+// UPDATE keeps ReserveSeats' guard; only when it matches no row is the
+// record read, to say why (store.SeatRefusal) or that it is NotFound.
+func (t *Tx) AddReservations(gameSessionID string, ps []*game.PlayerSession) error {
+	if len(ps) == 0 {
+		return nil
+	}
+	var cur int
+	err := t.queryRow(`UPDATE game_sessions SET cur_players = cur_players + ?
+		WHERE id = ? AND status = 'ACTIVE' AND policy = 'ACCEPT_ALL' AND cur_players + ? <= max_players
+		RETURNING cur_players`, len(ps), gameSessionID, len(ps)).Scan(&cur)
+	if errNoRows(err) {
+		s, err := t.GetGameSession(gameSessionID)
+		if err != nil {
+			return err
+		}
+		return store.SeatRefusal(s, len(ps))
+	}
+	if err != nil {
+		return err
+	}
+	t.note(store.Change{Kind: store.SessionSeats, ID: gameSessionID, Seats: cur, Held: len(ps)})
+	for _, p := range ps {
+		if err := t.insertPlayer(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t *Tx) ExpireSessionReservations(gameSessionID string, cutoff, at time.Time) (int, error) {
+	return t.expireSession(gameSessionID, cutoff, at)
+}
