@@ -387,6 +387,7 @@ func TestMemoryAgreesWithStore(t *testing.T) {
 			if round%10 == 9 {
 				w.checkReload()
 			}
+			w.checkMetrics()
 		}
 		t.Logf("memory answered %d of 900 questions (%d live sessions)", answered, w.mem.Len())
 		if answered < 300 {
@@ -528,4 +529,41 @@ func FuzzSearchAgrees(f *testing.F) {
 			t.Fatal("memory did not answer a known fleet")
 		}
 	})
+}
+
+// checkMetrics checks that every fleet's metrics are the same with the
+// live sessions counted in memory as grouped in SQL.
+func (w *world) checkMetrics() {
+	w.t.Helper()
+	if w.db.Dialect() != "sqlite" {
+		return // the memory counts for one server on SQLite only
+	}
+	measure := func() string {
+		var out []game.FleetMetrics
+		err := w.db.View(context.Background(), func(tx store.Tx) error {
+			for _, id := range w.fleets {
+				f, err := tx.GetFleet(id)
+				if err != nil {
+					return err
+				}
+				ms, err := tx.FleetMetrics(f, epoch, epoch.Add(time.Minute))
+				if err != nil {
+					return err
+				}
+				out = append(out, ms...)
+			}
+			return nil
+		})
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		return fmt.Sprintf("%+v", out)
+	}
+	want := measure()
+	w.db.SetLiveSessionCounts(w.mem)
+	got := measure()
+	w.db.SetLiveSessionCounts(nil)
+	if got != want {
+		w.t.Fatalf("fleet metrics with live sessions counted in memory:\n got %s\nwant %s", got, want)
+	}
 }

@@ -33,6 +33,7 @@ func (s *Server) loadLive(ctx context.Context) error {
 		return fmt.Errorf("loading live game sessions: %w", err)
 	}
 	db.SetCommitHook(s.fleetStateHook(db, fs, l.Apply))
+	db.SetLiveSessionCounts(l)
 	s.svc.SetLive(l)
 	s.cfg.Log.Info("live game sessions loaded", "sessions", l.Len(), "took", time.Since(start).Round(time.Millisecond))
 	return nil

@@ -25,3 +25,12 @@ type MetricsTx interface {
 	// and returns how many it removed.
 	DeleteMetricMinutes(before time.Time, max int) (int, error)
 }
+
+// LiveSessionCounts counts a fleet's live game sessions (ACTIVATING,
+// ACTIVE, TERMINATING) from memory, for the fleet metrics
+// (sqldb.DB.SetLiveSessionCounts): for each location and compute with
+// live sessions, how many are ACTIVATING and ACTIVE and how many player
+// seats they hold, as the store would group them.
+type LiveSessionCounts interface {
+	CountLive(fleetID string, visit func(location, compute string, activating, active, players int64))
+}

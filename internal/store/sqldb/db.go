@@ -61,6 +61,9 @@ type DB struct {
 	commitMu sync.Mutex
 	// free answers claims of free processes when set (freeprocs.go).
 	free store.LiveProcesses
+	// counts answers the fleet metrics' count of live sessions when set
+	// (SetLiveSessionCounts).
+	counts store.LiveSessionCounts
 
 	// closers run after the pools close (OnClose).
 	closers []func() error

@@ -31,6 +31,13 @@ func (m *measure) at(loc string) *game.FleetMetrics {
 	return fm
 }
 
+// SetLiveSessionCounts makes FleetMetrics count live game sessions from
+// counts (the live sessions in memory) rather than grouping them in SQL,
+// which at 100,000 sessions took a third of a second of CPU at every
+// metrics refresh. Call it once, before the DB serves reads, and only
+// with a memory every write of the store reaches (one server on SQLite).
+func (db *DB) SetLiveSessionCounts(counts store.LiveSessionCounts) { db.counts = counts }
+
 func (t *Tx) FleetMetrics(f *game.Fleet, since, until time.Time) ([]game.FleetMetrics, error) {
 	m := &measure{byLoc: map[string]*game.FleetMetrics{}, cap: f.Runtime.MaxConcurrentGameSessionActivations,
 		busy: map[string]int{}, active: map[[2]string]int{}, perComp: map[[2]string]int{}}
@@ -73,10 +80,14 @@ func (t *Tx) FleetMetrics(f *game.Fleet, since, until time.Time) ([]game.FleetMe
 		m.at(loc).ActiveInstances = n
 	}
 	for i, st := range steps {
-		switch i {
-		case 0:
+		switch {
+		case i == 0 && t.db.counts != nil:
+			t.db.counts.CountLive(f.ID, func(loc, compute string, activating, active, players int64) {
+				m.sessions(loc, compute, []int64{activating, active, players})
+			})
+		case i == 0:
 			err = t.eachCompute(st.q, st.args, m.sessions)
-		case 1:
+		case i == 1:
 			err = t.eachCompute(st.q, st.args, m.processes)
 		default:
 			err = t.eachLocation(st.q, st.args, st.scan)
