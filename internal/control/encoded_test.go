@@ -13,10 +13,9 @@ import (
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/live"
 	"github.com/anylift/anylift/internal/store"
-	"github.com/anylift/anylift/internal/store/postgres"
 	"github.com/anylift/anylift/internal/store/sqldb"
 	"github.com/anylift/anylift/internal/store/sqlite"
-	"github.com/anylift/anylift/internal/storetestenv"
+	"github.com/anylift/anylift/internal/store/storetest"
 	"github.com/anylift/anylift/internal/wire"
 )
 
@@ -60,29 +59,6 @@ func (c *countingLive) ListEncoded(f store.SessionFilter, p store.Page, proto wi
 		c.answered++
 	}
 	return list, next, ok, err
-}
-
-// encBackends runs fn on SQLite and, when ANYLIFT_TEST_POSTGRES is set,
-// on PostgreSQL.
-func encBackends(t *testing.T, fn func(t *testing.T, db *sqldb.DB)) {
-	t.Run("sqlite", func(t *testing.T) {
-		db, err := sqlite.Open(context.Background(), t.TempDir(), sqlite.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		fn(t, db)
-	})
-	if dsn := storetestenv.PostgresDSN(t); dsn != "" {
-		t.Run("postgres", func(t *testing.T) {
-			db, err := postgres.Open(context.Background(), storetestenv.FreshSchema(t, dsn))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { db.Close() })
-			fn(t, db)
-		})
-	}
 }
 
 func newEncWorld(t testing.TB, db *sqldb.DB, seed uint64) *encWorld {
@@ -309,7 +285,7 @@ func (w *encWorld) ask() {
 // kept) and asks random describes and searches, paging through, in both
 // protocols.
 func TestEncodedAnswersAreTheStoresAnswers(t *testing.T) {
-	encBackends(t, func(t *testing.T, db *sqldb.DB) {
+	storetest.EachDB(t, func(t *testing.T, db *sqldb.DB) {
 		w := newEncWorld(t, db, 1)
 		for range 40 {
 			for range 5 {

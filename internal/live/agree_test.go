@@ -15,10 +15,9 @@ import (
 	"github.com/anylift/anylift/internal/live"
 	"github.com/anylift/anylift/internal/search"
 	"github.com/anylift/anylift/internal/store"
-	"github.com/anylift/anylift/internal/store/postgres"
 	"github.com/anylift/anylift/internal/store/sqldb"
 	"github.com/anylift/anylift/internal/store/sqlite"
-	"github.com/anylift/anylift/internal/storetestenv"
+	"github.com/anylift/anylift/internal/store/storetest"
 )
 
 // The tests here hold the memory to one rule: for every question, it
@@ -36,29 +35,6 @@ type world struct {
 	fleets []string
 	ids    []string
 	seq    int
-}
-
-// backends runs fn on SQLite and, when ANYLIFT_TEST_POSTGRES is set, on
-// PostgreSQL.
-func backends(t *testing.T, fn func(t *testing.T, db *sqldb.DB)) {
-	t.Run("sqlite", func(t *testing.T) {
-		db, err := sqlite.Open(context.Background(), t.TempDir(), sqlite.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		fn(t, db)
-	})
-	if dsn := storetestenv.PostgresDSN(t); dsn != "" {
-		t.Run("postgres", func(t *testing.T) {
-			db, err := postgres.Open(context.Background(), storetestenv.FreshSchema(t, dsn))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { db.Close() })
-			fn(t, db)
-		})
-	}
 }
 
 func newWorld(t testing.TB, db *sqldb.DB, seed uint64) *world {
@@ -376,7 +352,7 @@ func (w *world) checkAll(rounds int) (answered int) {
 }
 
 func TestMemoryAgreesWithStore(t *testing.T) {
-	backends(t, func(t *testing.T, db *sqldb.DB) {
+	storetest.EachDB(t, func(t *testing.T, db *sqldb.DB) {
 		w := newWorld(t, db, 1)
 		answered := 0
 		for round := range 30 {
@@ -401,7 +377,7 @@ func TestMemoryAgreesWithStore(t *testing.T) {
 // to their savepoints alone) and PostgreSQL commits them in any order;
 // the memory must still end as the store does.
 func TestConcurrentWritersAgree(t *testing.T) {
-	backends(t, func(t *testing.T, db *sqldb.DB) {
+	storetest.EachDB(t, func(t *testing.T, db *sqldb.DB) {
 		w := newWorld(t, db, 4)
 		workers := make([]*world, 8)
 		var wg sync.WaitGroup
@@ -455,7 +431,7 @@ func (w *world) checkReload() {
 // TestTokensAndErrors checks the answers that are not sessions: tokens
 // from another query, malformed tokens, unknown fleets.
 func TestTokensAndErrors(t *testing.T) {
-	backends(t, func(t *testing.T, db *sqldb.DB) {
+	storetest.EachDB(t, func(t *testing.T, db *sqldb.DB) {
 		w := newWorld(t, db, 2)
 		for range 40 {
 			w.step()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/anylift/anylift/internal/store"
 	"github.com/anylift/anylift/internal/store/postgres"
+	"github.com/anylift/anylift/internal/store/sqldb"
 	"github.com/anylift/anylift/internal/store/sqlite"
 	"github.com/anylift/anylift/internal/storetestenv"
 )
@@ -15,25 +16,33 @@ import (
 // Each runs fn as a subtest on a fresh store of every backend.
 func Each(t *testing.T, fn func(t *testing.T, st store.Store)) {
 	t.Helper()
+	EachDB(t, func(t *testing.T, db *sqldb.DB) { fn(t, db) })
+}
+
+// EachDB is Each for tests that need the SQL store itself (its commit
+// hook, the memories it feeds): SQLite always, PostgreSQL when
+// ANYLIFT_TEST_POSTGRES is set.
+func EachDB(t *testing.T, fn func(t *testing.T, db *sqldb.DB)) {
+	t.Helper()
 	t.Run("sqlite", func(t *testing.T) {
-		st, err := sqlite.Open(context.Background(), t.TempDir(), sqlite.Options{})
+		db, err := sqlite.Open(context.Background(), t.TempDir(), sqlite.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { st.Close() })
-		fn(t, st)
+		t.Cleanup(func() { db.Close() })
+		fn(t, db)
 	})
 	dsn := storetestenv.PostgresDSN(t)
 	if dsn == "" {
 		return
 	}
 	t.Run("postgres", func(t *testing.T) {
-		st, err := postgres.Open(context.Background(), storetestenv.FreshSchema(t, dsn))
+		db, err := postgres.Open(context.Background(), storetestenv.FreshSchema(t, dsn))
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { st.Close() })
-		fn(t, st)
+		t.Cleanup(func() { db.Close() })
+		fn(t, db)
 	})
 }
 
