@@ -180,20 +180,7 @@ func (t *Tx) releasedProcesses(nodeID string) ([]*game.Process, error) {
 	if !t.feed {
 		return nil, nil
 	}
-	rows, err := t.query(`SELECT doc, game_session_id FROM processes WHERE connected = 1 AND status <> 'TERMINATED'
+	return t.queryProcesses(`SELECT doc, game_session_id FROM processes WHERE connected = 1 AND status <> 'TERMINATED'
 		AND EXISTS (SELECT 1 FROM process_holders h
 			WHERE h.fleet_id = processes.fleet_id AND h.compute = processes.compute AND h.pid = processes.pid AND h.node_id = ?)`, nodeID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []*game.Process
-	for rows.Next() {
-		p, err := scanProcess(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	return out, rows.Err()
 }

@@ -213,20 +213,8 @@ func (t *Tx) ListProcesses(fleetID, status string, p store.Page) ([]*game.Proces
 	if p.Token == "" {
 		args[len(args)-8] = int64(-1)
 	}
-	rows, err := t.query(q, args...)
+	out, err := t.queryProcesses(q, args...)
 	if err != nil {
-		return nil, "", err
-	}
-	defer rows.Close()
-	var out []*game.Process
-	for rows.Next() {
-		pr, err := scanProcess(rows)
-		if err != nil {
-			return nil, "", err
-		}
-		out = append(out, pr)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, "", err
 	}
 	next := ""
@@ -239,12 +227,18 @@ func (t *Tx) ListProcesses(fleetID, status string, p store.Page) ([]*game.Proces
 }
 
 func (t *Tx) StaleProcesses(lostBefore, unhealthyBefore, refreshBefore time.Time, max int) ([]*game.Process, error) {
-	rows, err := t.query(`SELECT doc, game_session_id FROM processes WHERE status <> 'TERMINATED' AND (
+	return t.queryProcesses(`SELECT doc, game_session_id FROM processes WHERE status <> 'TERMINATED' AND (
 			(connected = 0 AND disconnected_at <= ?) OR
 			(status = 'ACTIVE' AND last_heartbeat <= ?) OR
 			(connected = 1 AND token_expires > 0 AND token_expires <= ?))
 		ORDER BY created LIMIT ?`,
 		store.Millis(lostBefore), store.Millis(unhealthyBefore), store.Millis(refreshBefore), max)
+}
+
+// queryProcesses runs q, which selects a process's doc and
+// game_session_id, and returns the processes it reads.
+func (t *Tx) queryProcesses(q string, args ...any) ([]*game.Process, error) {
+	rows, err := t.query(q, args...)
 	if err != nil {
 		return nil, err
 	}
