@@ -26,6 +26,7 @@ import (
 	"github.com/anylift/anylift/internal/extapi"
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/gateway"
+	"github.com/anylift/anylift/internal/owners"
 	"github.com/anylift/anylift/internal/sdkserver"
 	"github.com/anylift/anylift/internal/store"
 	"github.com/anylift/anylift/internal/store/postgres"
@@ -103,6 +104,9 @@ type Config struct {
 	// hand-over of processes at shutdown (10 s).
 	NodeListen, NodeAdvertise, NodeSecret, NodeID string
 	NodeTTL, DrainTimeout                         time.Duration
+	// FleetOwnership makes the node take part in fleet ownership on
+	// PostgreSQL (ownership.go).
+	FleetOwnership bool
 
 	// Limits bound every listener (limits.go); zero members take defaults.
 	Limits Limits
@@ -118,7 +122,10 @@ type Config struct {
 
 // Server is a running Anylift service.
 type Server struct {
-	cfg    Config
+	cfg Config
+	// owners is the node's view of fleet ownership; nil when it takes no
+	// part (ownership.go).
+	owners *owners.Map
 	store  store.Store
 	svc    *control.Service
 	api    *api.Handler
@@ -256,6 +263,7 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 		s.closeListeners()
 		return nil, err
 	}
+	s.startOwnership()
 	if cfg.AnyCredentials {
 		cfg.Log.Warn("INSECURE: --insecure-any-credentials is set; any well-formed signature from any access key is accepted. Use this for local development only.")
 	}
