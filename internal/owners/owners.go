@@ -30,6 +30,11 @@ type Map struct {
 	leases  map[string]store.FleetOwner
 	address map[string]string // node id → base URL of its --node-listen
 	gained  func(fleetID string, epoch int64)
+	lost    func(fleetID string)
+	// missing: fleets this node holds that the last refresh did not
+	// list (a refresh may have read the store before this node created
+	// them); a second refresh without them forgets them.
+	missing map[string]bool
 }
 
 // New returns an empty map for node self; ownership is off until Set
@@ -44,6 +49,15 @@ func New(self string) *Map {
 func (m *Map) OnGain(f func(fleetID string, epoch int64)) {
 	m.mu.Lock()
 	m.gained = f
+	m.mu.Unlock()
+}
+
+// OnLose sets f to hear of every fleet this node no longer owns: handed
+// to another node, taken over by one (this node was thought dead), or
+// deleted. f must be quick.
+func (m *Map) OnLose(f func(fleetID string)) {
+	m.mu.Lock()
+	m.lost = f
 	m.mu.Unlock()
 }
 
@@ -85,10 +99,14 @@ func (m *Map) put(l store.FleetOwner) {
 	}
 	m.leases[l.FleetID] = l
 	gain := l.NodeID == m.self && (!had || old.NodeID != m.self || old.Epoch != l.Epoch)
-	f := m.gained
+	lose := had && old.NodeID == m.self && l.NodeID != m.self
+	gained, lost := m.gained, m.lost
 	m.mu.Unlock()
-	if gain && f != nil {
-		f(l.FleetID, l.Epoch)
+	if gain && gained != nil {
+		gained(l.FleetID, l.Epoch)
+	}
+	if lose && lost != nil {
+		lost(l.FleetID)
 	}
 }
 
@@ -154,14 +172,31 @@ func (m *Map) Refresh(leases []store.FleetOwner, nodes []*store.Node, on bool) {
 	m.address = addr
 	keep := make(map[string]bool, len(leases))
 	for _, l := range leases {
-		keep[l.FleetID] = true
+		keep[l.FleetID] = !l.Gone
 	}
-	for id := range m.leases {
-		if !keep[id] {
-			delete(m.leases, id)
+	var gone []string
+	missing := map[string]bool{}
+	for id, l := range m.leases {
+		if keep[id] {
+			continue
+		}
+		if l.NodeID == m.self && !m.missing[id] {
+			missing[id] = true
+			continue
+		}
+		delete(m.leases, id)
+		if l.NodeID == m.self {
+			gone = append(gone, id)
 		}
 	}
+	m.missing = missing
+	lost := m.lost
 	m.mu.Unlock()
+	if lost != nil {
+		for _, id := range gone {
+			lost(id)
+		}
+	}
 	for _, l := range leases {
 		if !l.Gone {
 			m.put(l)
