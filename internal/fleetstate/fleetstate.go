@@ -6,7 +6,12 @@
 // sessions of internal/live; the store consults it to claim a process
 // (store.LiveProcesses) instead of querying for one.
 //
-// Only one server may feed it: the one writer of a SQLite store.
+// Only the writer of every write of a fleet may feed it that fleet: the
+// one server of a SQLite store, or on PostgreSQL the node that owns the
+// fleet, which loads and drops fleets one at a time (Loading, Finish,
+// Hide, DropFleet; internal/owned). There changes may come out of order,
+// and the versions they carry say which is the newest
+// (store.Change.Version).
 package fleetstate
 
 import (
@@ -23,10 +28,17 @@ import (
 type State struct {
 	mu     sync.RWMutex
 	fleets map[string]*fleet
+	// horizon, when set, says changes may come out of order (SetHorizon).
+	horizon store.Horizon
 }
 
 // New returns an empty State.
 func New() *State { return &State{fleets: map[string]*fleet{}} }
+
+// SetHorizon tells the state that changes may reach Apply out of order
+// (PostgreSQL), and when the transactions begun before a moment have all
+// reached it (store.Versions). Call it before the state is fed.
+func (s *State) SetHorizon(h store.Horizon) { s.horizon = h }
 
 var _ store.LiveProcesses = (*State)(nil)
 
@@ -41,11 +53,26 @@ type fleet struct {
 	// activating counts, per compute, the game sessions ACTIVATING
 	// (sessions names their computes) and the processes taken (takes).
 	activating map[string]int
-	sessions   map[string]string
+	sessions   map[string]activating
 	takes      map[string]int
 	// live holds the record of every process that has not ended, as
-	// last committed.
+	// last committed, and vers the version of each.
 	live map[procKey]*game.Process
+	vers map[procKey]int64
+	// goneProcs and goneSessions remember, when changes may come out of
+	// order, the versions of processes that ended and of sessions not
+	// ACTIVATING.
+	goneProcs    store.Versions[procKey, struct{}]
+	goneSessions store.Versions[string, struct{}]
+	// loading: the fleet is being loaded, or was lost (Loading, Hide);
+	// nothing of it is answered.
+	loading bool
+}
+
+// activating is a game session ACTIVATING on a compute, at a version.
+type activating struct {
+	compute string
+	ver     int64
 }
 
 // procKey names a process within its fleet.
@@ -85,9 +112,18 @@ func (s *State) fleet(id string) *fleet {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if f = s.fleets[id]; f == nil {
-		f = &fleet{free: map[string]*freeList{}, taken: map[procKey]*entry{}, activating: map[string]int{},
-			sessions: map[string]string{}, takes: map[string]int{}, live: map[procKey]*game.Process{}}
+		f = s.newFleet()
 		s.fleets[id] = f
+	}
+	return f
+}
+
+func (s *State) newFleet() *fleet {
+	f := &fleet{free: map[string]*freeList{}, taken: map[procKey]*entry{}, activating: map[string]int{},
+		sessions: map[string]activating{}, takes: map[string]int{}, live: map[procKey]*game.Process{}, vers: map[procKey]int64{}}
+	if s.horizon != nil {
+		f.goneProcs.SetHorizon(s.horizon)
+		f.goneSessions.SetHorizon(s.horizon)
 	}
 	return f
 }
@@ -97,6 +133,63 @@ func (s *State) lookup(id string) *fleet {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.fleets[id]
+}
+
+// answering returns the fleet with this id locked, or nil when the state
+// does not have it or it is loading.
+func (s *State) answering(id string) *fleet {
+	f := s.lookup(id)
+	if f == nil {
+		return nil
+	}
+	f.mu.Lock()
+	if f.loading {
+		f.mu.Unlock()
+		return nil
+	}
+	return f
+}
+
+// Loading starts loading fleet id afresh: whatever the state held of it
+// is dropped, and nothing of it is answered until Finish. Its rows as a
+// snapshot of the store has them are then applied (Apply), and Finish
+// applies what changed since and makes it answer.
+func (s *State) Loading(id string) {
+	f := s.newFleet()
+	f.loading = true
+	s.mu.Lock()
+	s.fleets[id] = f
+	s.mu.Unlock()
+}
+
+// Finish applies changes, made since the snapshot Loading was followed
+// by, and makes fleet id answer.
+func (s *State) Finish(id string, changes []store.Change) {
+	s.Apply(changes)
+	f := s.fleet(id)
+	f.mu.Lock()
+	f.loading = false
+	f.mu.Unlock()
+}
+
+// Hide stops answering for fleet id at once (the node lost it), until
+// DropFleet drops it or Loading loads it again.
+func (s *State) Hide(id string) {
+	s.mu.RLock()
+	f := s.fleets[id]
+	s.mu.RUnlock()
+	if f != nil {
+		f.mu.Lock()
+		f.loading = true
+		f.mu.Unlock()
+	}
+}
+
+// DropFleet forgets fleet id.
+func (s *State) DropFleet(id string) {
+	s.mu.Lock()
+	delete(s.fleets, id)
+	s.mu.Unlock()
 }
 
 // Load builds the state from source, which visits what the store holds:
@@ -125,12 +218,14 @@ func (s *State) apply(c store.Change) {
 	case store.ProcessPut:
 		f := s.fleet(c.Process.FleetID)
 		f.mu.Lock()
-		f.put(c.Process)
+		f.put(c.Process, c.Version)
+		f.prune()
 		f.mu.Unlock()
 	case store.SessionPut:
 		f := s.fleet(c.Session.FleetID)
 		f.mu.Lock()
-		f.session(c.Session)
+		f.session(c.Session, c.Version)
+		f.prune()
 		f.mu.Unlock()
 	case store.FleetDelete:
 		s.mu.Lock()
@@ -139,17 +234,40 @@ func (s *State) apply(c store.Change) {
 	}
 }
 
-// put follows a committed write of process p. A taken process keeps its
-// take, with the new record; otherwise p joins or leaves the free list.
-// A process that hosts a session or has ended is never free again, and is
-// dropped, taken or not.
-func (f *fleet) put(p *game.Process) {
+// newer reports whether a change at version v replaces what is held at
+// version held: it is newer, or carries no version.
+func newer(v, held int64) bool { return v == 0 || v > held }
+
+// prune forgets the versions no change still to come can need.
+func (f *fleet) prune() {
+	if f.goneProcs.Keeps() {
+		f.goneProcs.Prune()
+		f.goneSessions.Prune()
+	}
+}
+
+// put follows a committed write of process p at version v, unless the
+// fleet holds a newer one. A taken process keeps its take, with the new
+// record; otherwise p joins or leaves the free list. A process that hosts
+// a session or has ended is never free again, and is dropped, taken or
+// not.
+func (f *fleet) put(p *game.Process, v int64) {
 	k := keyOf(p)
+	if held, ok := f.vers[k]; ok && !newer(v, held) {
+		return
+	}
+	if held, _, ok := f.goneProcs.Get(k); ok && !newer(v, held) {
+		return
+	}
 	gone := p.GameSessionID != "" || p.Status == game.ProcessTerminated
 	if p.Status == game.ProcessTerminated {
 		delete(f.live, k)
+		delete(f.vers, k)
+		f.goneProcs.Put(k, v, struct{}{})
 	} else {
 		f.live[k] = p
+		f.vers[k] = v
+		f.goneProcs.Delete(k)
 	}
 	if e := f.taken[k]; e != nil {
 		if gone {
@@ -167,18 +285,31 @@ func (f *fleet) put(p *game.Process) {
 	}
 }
 
-// session follows a committed write of game session gs: the ACTIVATING
-// count of its compute.
-func (f *fleet) session(gs *game.GameSession) {
-	compute, counted := f.sessions[gs.ID]
+// session follows a committed write of game session gs at version v,
+// unless the fleet holds a newer one: the ACTIVATING count of its
+// compute.
+func (f *fleet) session(gs *game.GameSession, v int64) {
+	a, counted := f.sessions[gs.ID]
+	if counted && !newer(v, a.ver) {
+		return
+	}
+	if held, _, ok := f.goneSessions.Get(gs.ID); ok && !newer(v, held) {
+		return
+	}
 	now := gs.Status == game.SessionActivating && gs.ComputeName != ""
 	switch {
 	case now && !counted:
-		f.sessions[gs.ID] = gs.ComputeName
+		f.sessions[gs.ID] = activating{gs.ComputeName, v}
 		f.activating[gs.ComputeName]++
-	case !now && counted:
+		f.goneSessions.Delete(gs.ID)
+	case now:
+		f.sessions[gs.ID] = activating{a.compute, v}
+	case counted:
 		delete(f.sessions, gs.ID)
-		f.dec(f.activating, compute)
+		f.dec(f.activating, a.compute)
+		fallthrough
+	default:
+		f.goneSessions.Put(gs.ID, v, struct{}{})
 	}
 }
 
@@ -209,11 +340,10 @@ func (f *fleet) list(location string) *freeList {
 
 // Take implements store.LiveProcesses.
 func (s *State) Take(fleetID, location string, maxActivating int) (*game.Process, bool) {
-	f := s.lookup(fleetID)
+	f := s.answering(fleetID)
 	if f == nil {
 		return nil, false
 	}
-	f.mu.Lock()
 	defer f.mu.Unlock()
 	l := f.free[location]
 	if l == nil {
@@ -254,11 +384,10 @@ func (s *State) Return(p *game.Process) {
 
 // Count implements store.LiveProcesses.
 func (s *State) Count(fleetID, location string, max int) int {
-	f := s.lookup(fleetID)
+	f := s.answering(fleetID)
 	if f == nil {
 		return 0
 	}
-	f.mu.Lock()
 	defer f.mu.Unlock()
 	if l := f.free[location]; l != nil {
 		return min(len(l.list), max)
@@ -269,11 +398,10 @@ func (s *State) Count(fleetID, location string, max int) int {
 // Free lists the free processes of a fleet in location that are not
 // taken, in claim order, as pIDs on their computes ("compute/pid").
 func (s *State) Free(fleetID, location string) []string {
-	f := s.lookup(fleetID)
+	f := s.answering(fleetID)
 	if f == nil {
 		return nil
 	}
-	f.mu.Lock()
 	defer f.mu.Unlock()
 	var out []string
 	if l := f.free[location]; l != nil {
@@ -287,11 +415,10 @@ func (s *State) Free(fleetID, location string) []string {
 // Activating reports how many game sessions of the fleet's compute are
 // ACTIVATING, as the state counts them.
 func (s *State) Activating(fleetID, compute string) int {
-	f := s.lookup(fleetID)
+	f := s.answering(fleetID)
 	if f == nil {
 		return 0
 	}
-	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.activating[compute]
 }
@@ -301,11 +428,10 @@ func (s *State) Activating(fleetID, compute string) int {
 // process hosts one game session in its life, so a yes stays true until
 // the process ends; a no may be the state not knowing (ask the store).
 func (s *State) Hosts(fleetID, compute, pid, gameSessionID string) bool {
-	f := s.lookup(fleetID)
+	f := s.answering(fleetID)
 	if f == nil {
 		return false
 	}
-	f.mu.Lock()
 	defer f.mu.Unlock()
 	p := f.live[procKey{compute, pid}]
 	return p != nil && p.GameSessionID == gameSessionID
@@ -313,11 +439,10 @@ func (s *State) Hosts(fleetID, compute, pid, gameSessionID string) bool {
 
 // Get implements store.LiveProcesses.
 func (s *State) Get(fleetID, compute, pid string) (*game.Process, bool) {
-	f := s.lookup(fleetID)
+	f := s.answering(fleetID)
 	if f == nil {
 		return nil, false
 	}
-	f.mu.Lock()
 	defer f.mu.Unlock()
 	p := f.live[procKey{compute, pid}]
 	if p == nil {
@@ -326,4 +451,16 @@ func (s *State) Get(fleetID, compute, pid string) (*game.Process, bool) {
 	c := *p
 	c.LogPaths = slices.Clone(p.LogPaths)
 	return &c, true
+}
+
+// Holds reports whether the state holds process k as not ended, loading
+// or not.
+func (s *State) Holds(k store.ProcessKey) bool {
+	f := s.lookup(k.FleetID)
+	if f == nil {
+		return false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.live[procKey{k.ComputeName, k.PID}] != nil
 }

@@ -6,14 +6,17 @@ import "github.com/anylift/anylift/internal/game"
 // with live sessions: how many are ACTIVATING and ACTIVE, and the player
 // seats they all hold (committed ones: seats held by reservations not yet
 // committed are not counted), as the store's fleet metrics group them
-// (store.LiveSessionCounts). A fleet it does not know has none.
-func (l *Sessions) CountLive(fleetID string, visit func(location, compute string, activating, active, players int64)) {
+// (store.LiveSessionCounts). ok is false, and visit not called, when the
+// memory does not answer for the fleet (it does not know it, or is
+// loading it): the store must count.
+func (l *Sessions) CountLive(fleetID string, visit func(location, compute string, activating, active, players int64)) (ok bool) {
 	type key struct{ location, compute string }
 	type count struct{ activating, active, players int64 }
 	var order []key
 	groups := map[key]*count{}
 	l.mu.RLock()
-	if f := l.fleets[fleetID]; f != nil {
+	f := l.fleets[fleetID]
+	if ok = f.answers(); ok {
 		f.live.ascend(nil, func(e *entry) bool {
 			k := key{e.s.Location, e.s.ComputeName}
 			c := groups[k]
@@ -37,4 +40,5 @@ func (l *Sessions) CountLive(fleetID string, visit func(location, compute string
 		c := groups[k]
 		visit(k.location, k.compute, c.activating, c.active, c.players)
 	}
+	return ok
 }

@@ -9,7 +9,8 @@ import (
 // (store.GameSessionTx.ListGameSessions): the same sessions, order,
 // pages, tokens and errors. ok is false when memory cannot answer, and
 // the store must:
-//   - f.FleetID names a fleet memory does not know to exist;
+//   - f.FleetID names a fleet memory does not know to exist, or is
+//     loading;
 //   - f.ID is not a live session (it may have ended), or comes with a
 //     NextToken;
 //   - the page may hold ended sessions (no StatusFilter, or
@@ -26,7 +27,7 @@ func (l *Sessions) List(f store.SessionFilter, p store.Page) (list []*game.GameS
 func (l *Sessions) list(f store.SessionFilter, p store.Page) (list []*entry, next string, ok bool, err error) {
 	var fl *fleet
 	if f.FleetID != "" {
-		if fl = l.fleets[f.FleetID]; fl == nil || !fl.exists {
+		if fl = l.fleets[f.FleetID]; !fl.answers() {
 			return nil, "", false, nil
 		}
 	}
@@ -39,7 +40,7 @@ func (l *Sessions) list(f store.SessionFilter, p store.Page) (list []*entry, nex
 	}
 	if f.ID != "" {
 		e := l.byID[f.ID]
-		if e == nil || p.Token != "" {
+		if e == nil || p.Token != "" || !e.fleet.answers() {
 			return nil, "", false, nil
 		}
 		if match(e) {

@@ -10,10 +10,13 @@
 // here, a failed one never is, and the state is the store's as of its
 // last commit. At start-up Load rebuilds it from the store.
 //
-// The memory is exactly as fresh as the store only when every write to
-// the store passes through this process's feed: one node on SQLite. With
-// several nodes sharing PostgreSQL, other nodes' writes would not be
-// seen, so the server does not build it there (docs/architecture.md).
+// The memory is exactly as fresh as the store only for fleets every write
+// of which passes through this process's feed: every fleet of one node on
+// SQLite; on PostgreSQL, the fleets this node owns (fleet ownership),
+// which internal/owned loads one at a time (Loading, Finish) and drops
+// (Hide, DropFleet) as the node gains and loses them. There transactions
+// commit concurrently and may reach Apply out of order: each change
+// carries its row's version, and Apply keeps the newest (docs/architecture.md).
 //
 // Answers are records shared with other readers and never changed once
 // handed out: a change replaces a session's record with a new one.
@@ -36,6 +39,18 @@ type Sessions struct {
 	strs   interner
 	// holds are the seats held by reservations in flight (seats.go).
 	holds holds
+	// gone remembers, when changes may come out of order (SetHorizon),
+	// the versions of sessions not held: ended ones, and seat counts that
+	// came before their session.
+	gone store.Versions[string, goneSession]
+}
+
+// goneSession is what Sessions remembers of a session it does not hold:
+// it ended, or (not ended) its seat count, changed by a write newer than
+// any put of it seen yet.
+type goneSession struct {
+	ended bool
+	seats int
 }
 
 // fleet is one fleet's live sessions and their indexes.
@@ -46,6 +61,9 @@ type fleet struct {
 	// ended: the fleet has sessions that ended, which only the store
 	// holds, so pages that may include them are the store's to answer.
 	ended bool
+	// loading: the fleet is being loaded, or was lost (Loading, Hide):
+	// nothing of it is answered from memory.
+	loading bool
 
 	live      set                        // every live session
 	active    set                        // ACTIVE ones
@@ -62,6 +80,9 @@ type entry struct {
 	s        *game.GameSession // never changed once stored: replaced
 	fleet    *fleet
 	cur, max int32 // seats: s.CurrentPlayerSessionCount, s.MaximumPlayerSessionCount
+	// ver is the version of the put of s, seatVer that of its latest
+	// seat count change (store.Change.Version).
+	ver, seatVer int64
 	// props are the searchable properties of an ACTIVE session as the
 	// store indexes them (one value per key, the last given), each as its
 	// key and the fleet's set of sessions with that value.
@@ -109,10 +130,24 @@ func (l *Sessions) Load(source func(visit func(store.Change) error) error) error
 	return err
 }
 
-// Apply applies the changes of committed transactions, in order.
+// SetHorizon tells Sessions that changes may reach Apply out of order
+// (PostgreSQL), and when the transactions begun before a moment have all
+// reached it: it then remembers the versions of sessions it no longer
+// holds for as long as an older change of theirs may still come. Call it
+// before Sessions is fed.
+func (l *Sessions) SetHorizon(h store.Horizon) { l.gone.SetHorizon(h) }
+
+// Apply applies the changes of committed transactions. Of two changes of
+// one session, the one with the higher version wins, whatever their
+// order (store.Change.Version); without versions, the later.
 func (l *Sessions) Apply(changes []store.Change) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.apply(changes)
+}
+
+// apply is Apply under the write lock.
+func (l *Sessions) apply(changes []store.Change) {
 	for _, c := range changes {
 		switch c.Kind {
 		case store.FleetPut:
@@ -122,13 +157,75 @@ func (l *Sessions) Apply(changes []store.Change) {
 		case store.FleetDelete:
 			l.fleet(c.ID).exists = false
 		case store.SessionPut:
-			l.put(c.PK, c.Session)
+			l.put(c.PK, c.Session, c.Version)
 		case store.SessionSeats:
-			l.seats(c.ID, c.Seats)
+			l.seats(c.ID, c.Seats, c.Version)
 			l.holds.counted(c.ID, c.Held)
 		}
 	}
+	if l.gone.Keeps() {
+		l.gone.Prune()
+	}
 }
+
+// newer reports whether a change at version v replaces what is held at
+// version held: it is newer, or carries no version.
+func newer(v, held int64) bool { return v == 0 || v > held }
+
+// Loading starts loading fleet id afresh: whatever memory held of it is
+// dropped, and the fleet is not answered from memory until Finish. Its
+// rows as a snapshot of the store has them are then applied (Apply), and
+// Finish applies what changed since and makes it answer.
+func (l *Sessions) Loading(id string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.drop(id)
+	l.fleet(id).loading = true
+}
+
+// Finish applies changes, made since the snapshot Loading was followed
+// by, and makes fleet id answer from memory, in one step.
+func (l *Sessions) Finish(id string, changes []store.Change) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.apply(changes)
+	l.fleet(id).loading = false
+}
+
+// Hide stops answering fleet id from memory at once (the node lost it),
+// until DropFleet drops what memory holds of it, or Loading loads it
+// again.
+func (l *Sessions) Hide(id string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if f := l.fleets[id]; f != nil {
+		f.loading = true
+	}
+}
+
+// DropFleet forgets fleet id and its sessions.
+func (l *Sessions) DropFleet(id string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.drop(id)
+}
+
+// drop is DropFleet under the write lock.
+func (l *Sessions) drop(id string) {
+	f := l.fleets[id]
+	if f == nil {
+		return
+	}
+	f.live.ascend(nil, func(e *entry) bool {
+		delete(l.byID, e.s.ID)
+		return true
+	})
+	delete(l.fleets, id)
+}
+
+// answers reports whether the fleet is answered from memory: the store has
+// it, and it is not being loaded.
+func (f *fleet) answers() bool { return f != nil && f.exists && !f.loading }
 
 // fleet returns the fleet with this id, adding it (not existing) when
 // unknown.
@@ -141,30 +238,69 @@ func (l *Sessions) fleet(id string) *fleet {
 	return f
 }
 
-// put stores session s (row key pk) as written.
-func (l *Sessions) put(pk int64, s *game.GameSession) {
+// put stores session s (row key pk) as written at version v, unless
+// memory holds a newer write of it.
+func (l *Sessions) put(pk int64, s *game.GameSession, v int64) {
+	// The newest seat count known, when newer than this put's.
+	seats, seatVer := -1, int64(0)
 	old := l.byID[s.ID]
 	if old != nil {
+		if !newer(v, old.ver) {
+			return
+		}
+		if old.seatVer > v {
+			seats, seatVer = int(old.cur), old.seatVer
+		}
 		old.fleet.unindex(old)
 		old.fleet.live.remove(old)
 		delete(l.byID, s.ID)
+	} else if gv, g, ok := l.gone.Get(s.ID); ok {
+		if g.ended && !newer(v, gv) {
+			return
+		}
+		if !g.ended && gv > v {
+			seats, seatVer = g.seats, gv
+		}
+		l.gone.Delete(s.ID)
 	}
 	f := l.fleet(s.FleetID)
 	if !s.Live() {
 		f.ended = true
+		l.gone.Put(s.ID, max(v, seatVer), goneSession{ended: true})
 		return
 	}
-	e := &entry{pos: pos{store.Millis(s.CreationTime), pk}, s: l.strs.session(s), fleet: f,
-		cur: int32(s.CurrentPlayerSessionCount), max: int32(s.MaximumPlayerSessionCount)}
+	rec := l.strs.session(s)
+	if seats >= 0 {
+		rec.CurrentPlayerSessionCount = seats
+	}
+	e := &entry{pos: pos{store.Millis(s.CreationTime), pk}, s: rec, fleet: f,
+		cur: int32(rec.CurrentPlayerSessionCount), max: int32(rec.MaximumPlayerSessionCount), ver: v, seatVer: seatVer}
 	l.byID[e.s.ID] = e
 	f.live.insert(e)
 	f.index(e)
 }
 
-// seats sets the seat count of session id, when it is live.
-func (l *Sessions) seats(id string, n int) {
+// seats sets the seat count of session id to n, written at version v,
+// when it is live and memory holds no newer write of it. A count that
+// comes before any put of its session is remembered for it (gone).
+func (l *Sessions) seats(id string, n int, v int64) {
 	e := l.byID[id]
-	if e == nil || e.s.CurrentPlayerSessionCount == n {
+	if e == nil {
+		gv, g, ok := l.gone.Get(id)
+		switch {
+		case ok && !newer(v, gv):
+		case ok && g.ended:
+			l.gone.Put(id, v, g)
+		default:
+			l.gone.Put(id, v, goneSession{seats: n})
+		}
+		return
+	}
+	if !newer(v, max(e.ver, e.seatVer)) {
+		return
+	}
+	e.seatVer = max(e.seatVer, v)
+	if e.s.CurrentPlayerSessionCount == n {
 		return
 	}
 	wasOpen := e.open()
@@ -283,4 +419,11 @@ func (f *fleet) unindex(e *entry) {
 		}
 	}
 	e.props = nil
+}
+
+// Holds reports whether memory holds game session id live.
+func (l *Sessions) Holds(id string) bool {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.byID[id] != nil
 }

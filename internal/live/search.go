@@ -31,7 +31,7 @@ func (l *Sessions) Search(q store.SearchQuery, p store.Page) (list []*game.GameS
 // read lock.
 func (l *Sessions) search(q store.SearchQuery, p store.Page) (list []*entry, next string, ok bool, err error) {
 	f := l.fleets[q.FleetID]
-	if f == nil || !f.exists {
+	if !f.answers() {
 		return nil, "", false, nil
 	}
 	fp := q.Fingerprint()

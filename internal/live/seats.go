@@ -47,7 +47,7 @@ func (l *Sessions) HoldSeats(id string, n int) (s *game.GameSession, taken int, 
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	e := l.byID[id]
-	if e == nil {
+	if e == nil || !e.fleet.answers() {
 		return nil, 0, false
 	}
 	l.holds.mu.Lock()

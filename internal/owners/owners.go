@@ -43,18 +43,23 @@ func New(self string) *Map {
 	return &Map{self: self, leases: map[string]store.FleetOwner{}, address: map[string]string{}}
 }
 
-// OnGain sets f to hear of every fleet this node comes to own (or owns
-// again at a new epoch), whether it took the lease, was handed it, or
-// learned it from the store. f must be quick.
+// OnGain sets f to hear of every fleet this node comes to be the only
+// writer of: a fleet it comes to own (or owns again at a new epoch) while
+// ownership is in force, whether it took the lease, was handed it, or
+// learned it from the store, and every fleet it holds when ownership
+// comes into force. It may be called inside the transaction that learned
+// the lease, before it commits. f must be quick.
 func (m *Map) OnGain(f func(fleetID string, epoch int64)) {
 	m.mu.Lock()
 	m.gained = f
 	m.mu.Unlock()
 }
 
-// OnLose sets f to hear of every fleet this node no longer owns: handed
-// to another node, taken over by one (this node was thought dead), or
-// deleted. f must be quick.
+// OnLose sets f to hear of every fleet this node may no longer be the
+// only writer of: handed to another node, taken over by one (this node
+// was thought dead), deleted, or every fleet it holds when ownership
+// ceases to be in force (a node that takes no part in it joined). f must
+// be quick.
 func (m *Map) OnLose(f func(fleetID string)) {
 	m.mu.Lock()
 	m.lost = f
@@ -98,7 +103,7 @@ func (m *Map) put(l store.FleetOwner) {
 		return // an older reading
 	}
 	m.leases[l.FleetID] = l
-	gain := l.NodeID == m.self && (!had || old.NodeID != m.self || old.Epoch != l.Epoch)
+	gain := m.on && l.NodeID == m.self && (!had || old.NodeID != m.self || old.Epoch != l.Epoch)
 	lose := had && old.NodeID == m.self && l.NodeID != m.self
 	gained, lost := m.gained, m.lost
 	m.mu.Unlock()
@@ -168,6 +173,7 @@ func (m *Map) Refresh(leases []store.FleetOwner, nodes []*store.Node, on bool) {
 		}
 	}
 	m.mu.Lock()
+	wasOn := m.on
 	m.on = on
 	m.address = addr
 	keep := make(map[string]bool, len(leases))
@@ -190,11 +196,31 @@ func (m *Map) Refresh(leases []store.FleetOwner, nodes []*store.Node, on bool) {
 		}
 	}
 	m.missing = missing
-	lost := m.lost
+	// Ownership coming into force or ceasing changes whether this node
+	// is the only writer of the fleets it holds.
+	var held []store.FleetOwner
+	if wasOn != on {
+		for _, l := range m.leases {
+			if l.NodeID == m.self {
+				held = append(held, l)
+			}
+		}
+	}
+	lost, gained := m.lost, m.gained
 	m.mu.Unlock()
 	if lost != nil {
 		for _, id := range gone {
 			lost(id)
+		}
+		if wasOn && !on {
+			for _, l := range held {
+				lost(l.FleetID)
+			}
+		}
+	}
+	if gained != nil && on && !wasOn {
+		for _, l := range held {
+			gained(l.FleetID, l.Epoch)
 		}
 	}
 	for _, l := range leases {

@@ -5,7 +5,11 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/anylift/anylift/internal/control"
+	"github.com/anylift/anylift/internal/fleetstate"
 	"github.com/anylift/anylift/internal/live"
+	"github.com/anylift/anylift/internal/owned"
+	"github.com/anylift/anylift/internal/owners"
 	"github.com/anylift/anylift/internal/store"
 	"github.com/anylift/anylift/internal/store/sqldb"
 )
@@ -13,8 +17,9 @@ import (
 // loadLive builds the live game sessions in memory from the store and
 // feeds them every commit from then on, when this node is the store's
 // only writer: SQLite, which one server opens. On PostgreSQL other nodes
-// may write the same fleets, which this node's memory would not see, so
-// reads stay with the store there (docs/architecture.md).
+// may write the same fleets, which this node's memory would not see: its
+// memory holds the fleets it owns, with fleet ownership (ownedMemory), and
+// reads of the others stay with the store (docs/architecture.md).
 func (s *Server) loadLive(ctx context.Context) error {
 	db, ok := s.store.(*sqldb.DB)
 	if !ok || db.Dialect() != "sqlite" {
@@ -38,3 +43,38 @@ func (s *Server) loadLive(ctx context.Context) error {
 	s.cfg.Log.Info("live game sessions loaded", "sessions", l.Len(), "took", time.Since(start).Round(time.Millisecond))
 	return nil
 }
+
+// ownedMemory makes the node hold in memory the live game sessions and
+// processes of the fleets it owns, on PostgreSQL with fleet ownership
+// (internal/owned): each is loaded from the store when the node gains it
+// and dropped when it loses it, and answers the reads of SearchGameSessions
+// and DescribeGameSessions, the fleet metrics' counts and a process's
+// check of its own session as on SQLite. Decisions (seats, process claims)
+// stay with the store.
+func (s *Server) ownedMemory(db *sqldb.DB, m *owners.Map) {
+	l, fs := live.New(), fleetstate.New()
+	l.SetHorizon(db)
+	fs.SetHorizon(db)
+	mem := owned.New(db, l, fs, s.cfg.Log)
+	db.SetCommitHook(mem.Apply)
+	m.OnGain(mem.Gain)
+	m.OnLose(mem.Lose)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		mem.Run(ctx)
+	}()
+	db.OnClose(func() error {
+		cancel()
+		<-done
+		return nil
+	})
+	db.SetLiveSessionCounts(l)
+	s.svc.SetLive(readsOnly{l})
+	s.svc.SetHosts(fs)
+}
+
+// readsOnly is a memory that answers reads only: the service decides the
+// seats of a session in the store, not in memory (control's seatKeeper).
+type readsOnly struct{ control.LiveSessions }

@@ -8,7 +8,8 @@ import (
 // startOwnership makes the node take part in fleet ownership
 // (internal/owners) when it is asked to and shares PostgreSQL with
 // others: the store fences every fleet write against the node's leases,
-// and the service moves leases at every tick.
+// the service moves leases at every tick, and the node holds the fleets
+// it owns in memory (ownedMemory).
 func (s *Server) startOwnership() {
 	db, ok := s.store.(*sqldb.DB)
 	if !s.cfg.FleetOwnership || !ok || db.Dialect() != "postgres" {
@@ -18,4 +19,5 @@ func (s *Server) startOwnership() {
 	db.SetOwners(m)
 	s.svc.SetOwners(m)
 	s.owners = m
+	s.ownedMemory(db, m)
 }

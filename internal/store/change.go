@@ -4,10 +4,14 @@ import "github.com/anylift/anylift/internal/game"
 
 // Change is one committed write that the live state in memory follows:
 // a game session written, a session's seat count changed, a fleet added
-// or removed, a server process written. A store that feeds a commit hook (sqldb.DB.SetCommitHook)
-// reports every such write of a transaction, in the order it was made,
-// once the transaction has committed, and reports the transactions in
-// commit order; a transaction that fails or rolls back reports nothing.
+// or removed, a server process written. A store that feeds a commit hook
+// (sqldb.DB.SetCommitHook) reports every such write of a transaction, in
+// the order it was made, once the transaction has committed; a
+// transaction that fails or rolls back reports nothing. On SQLite the
+// transactions reach the hook in commit order; on PostgreSQL, which
+// commits on many connections at once, two transactions that wrote the
+// same row may reach it in either order, and Version says which write is
+// the newer.
 type Change struct {
 	Kind ChangeKind
 	// ID is the game session's ARN (SessionPut, SessionSeats), the
@@ -34,6 +38,12 @@ type Change struct {
 	// Ended reports, when the live state is loaded (FleetPut), that the
 	// fleet has game sessions that ended (TERMINATED or ERROR).
 	Ended bool
+	// Version is the row's count of writes after this one (SessionPut,
+	// SessionSeats, ProcessPut): each write of a game session or process
+	// row adds one, so of two changes of one row the higher is the newer.
+	// 0 for a row not written since versions were counted, or a change
+	// from a source that does not count them.
+	Version int64
 }
 
 // ChangeKind says what a Change is.

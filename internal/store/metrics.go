@@ -31,6 +31,7 @@ type MetricsTx interface {
 // (sqldb.DB.SetLiveSessionCounts): for each location and compute with
 // live sessions, how many are ACTIVATING and ACTIVE and how many player
 // seats they hold, as the store would group them.
+// ok false: the memory does not answer for the fleet, the store counts.
 type LiveSessionCounts interface {
-	CountLive(fleetID string, visit func(location, compute string, activating, active, players int64))
+	CountLive(fleetID string, visit func(location, compute string, activating, active, players int64)) (ok bool)
 }

@@ -80,6 +80,11 @@ func (db *DB) committer() {
 func (db *DB) commitBatch(batch []*job) {
 	ctx := context.Background()
 	results := make([]error, len(batch))
+	hook := db.commitHook()
+	if hook != nil {
+		ticket := db.flights.begin()
+		defer db.flights.end(ticket)
+	}
 	sqlTx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
 		for _, j := range batch {
@@ -87,7 +92,6 @@ func (db *DB) commitBatch(batch []*job) {
 		}
 		return
 	}
-	hook := db.commitHook()
 	t := &Tx{tx: sqlTx, db: db, pool: db.write, ctx: ctx, writable: true, feed: hook != nil}
 	var changes []store.Change // of the jobs that succeed, in batch order
 	for i, j := range batch {

@@ -56,9 +56,12 @@ type DB struct {
 	committerDone chan struct{}
 
 	// hook receives committed changes (feed.go); commitMu orders commits
-	// and their hook calls outside group commit.
+	// and their hook calls outside group commit, on SQLite; flights
+	// tracks the write transactions that may still reach the hook
+	// (flights.go).
 	hook     atomic.Pointer[func([]store.Change)]
 	commitMu sync.Mutex
+	flights  flights
 	// free answers claims of free processes when set (freeprocs.go).
 	free store.LiveProcesses
 	// owners, when set, is this node's view of the fleets it owns, which
@@ -179,13 +182,18 @@ func (db *DB) View(ctx context.Context, fn func(store.Tx) error) error {
 }
 
 func (db *DB) run(ctx context.Context, pool *sql.DB, readOnly bool, fn func(store.Tx) error) error {
+	hook := db.commitHook()
+	feed := !readOnly && hook != nil
+	if feed {
+		ticket := db.flights.begin()
+		defer db.flights.end(ticket) // after the hook
+	}
 	opts := &sql.TxOptions{ReadOnly: readOnly && db.dialect.Name == "postgres"}
 	sqlTx, err := pool.BeginTx(ctx, opts)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	hook := db.commitHook()
-	t := &Tx{tx: sqlTx, db: db, pool: pool, ctx: ctx, writable: !readOnly, feed: !readOnly && hook != nil}
+	t := &Tx{tx: sqlTx, db: db, pool: pool, ctx: ctx, writable: !readOnly, feed: feed}
 	if !readOnly && db.free != nil {
 		// The memory of free processes must not be behind the
 		// transaction (freeprocs.go): hold the lock from here.
@@ -202,7 +210,10 @@ func (db *DB) run(ctx context.Context, pool *sql.DB, readOnly bool, fn func(stor
 		return sqlTx.Rollback()
 	}
 	t.jobEnded(true)
-	if hook != nil && db.free == nil {
+	if hook != nil && db.free == nil && db.dialect.Name != "postgres" {
+		// On SQLite the hook hears commits in order. PostgreSQL commits
+		// concurrently, and the versions of the rows changed order them
+		// for the memory (flights.go).
 		db.commitMu.Lock()
 		defer db.commitMu.Unlock()
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"runtime"
 	"slices"
 	"sync"
@@ -47,9 +48,9 @@ func (t *Tx) note(c store.Change) {
 	}
 }
 
-// noteSession records session s, stored with row key pk and seat count
-// cur.
-func (t *Tx) noteSession(s *game.GameSession, pk int64, cur int) {
+// noteSession records session s, stored with row key pk, seat count cur
+// and version.
+func (t *Tx) noteSession(s *game.GameSession, pk int64, cur int, version int64) {
 	if !t.feed {
 		return
 	}
@@ -57,7 +58,7 @@ func (t *Tx) noteSession(s *game.GameSession, pk int64, cur int) {
 	c.Properties = slices.Clone(s.Properties)
 	c.CurrentPlayerSessionCount = cur
 	c.TerminationTime = store.FromMillis(store.Millis(s.TerminationTime)) // as read back
-	t.note(store.Change{Kind: store.SessionPut, ID: s.ID, PK: pk, Session: &c})
+	t.note(store.Change{Kind: store.SessionPut, ID: s.ID, PK: pk, Session: &c, Version: version})
 }
 
 // LoadLive reads, in one read transaction, what the live state in memory
@@ -91,7 +92,7 @@ func (db *DB) LoadLive(ctx context.Context, visit func(store.Change) error) erro
 				return err
 			}
 		}
-		rows, err = t.query(`SELECT ` + sessionColumns + ` FROM game_sessions
+		rows, err = t.query(`SELECT ` + sessionColumns + `, version FROM game_sessions
 			WHERE status IN ('ACTIVATING', 'ACTIVE', 'TERMINATING')`)
 		if err != nil {
 			return err
@@ -101,9 +102,10 @@ func (db *DB) LoadLive(ctx context.Context, visit func(store.Change) error) erro
 	})
 }
 
-// rawSession is one row of sessionColumns, not yet decoded.
+// rawSession is one row of sessionColumns and version, not yet decoded.
 type rawSession struct {
 	pk, ended    int64
+	version      int64
 	doc          []byte
 	status, name string
 	maxP, cur    int
@@ -130,7 +132,7 @@ func decodeLive(rows *sql.Rows, visit func(store.Change) error) error {
 				}
 				s.Status, s.Name, s.MaximumPlayerSessionCount, s.CurrentPlayerSessionCount = r.status, r.name, r.maxP, r.cur
 				s.PlayerSessionCreationPolicy, s.TerminationTime = r.policy, store.FromMillis(r.ended)
-				decoded <- store.Change{Kind: store.SessionPut, ID: s.ID, PK: r.pk, Session: &s}
+				decoded <- store.Change{Kind: store.SessionPut, ID: s.ID, PK: r.pk, Session: &s, Version: r.version}
 			}
 		}()
 	}
@@ -143,7 +145,7 @@ func decodeLive(rows *sql.Rows, visit func(store.Change) error) error {
 		defer close(raw)
 		for rows.Next() && failed.Load() == nil {
 			var r rawSession
-			if scanErr = rows.Scan(&r.pk, &r.doc, &r.status, &r.name, &r.maxP, &r.cur, &r.policy, &r.ended); scanErr != nil {
+			if scanErr = rows.Scan(&r.pk, &r.doc, &r.status, &r.name, &r.maxP, &r.cur, &r.policy, &r.ended, &r.version); scanErr != nil {
 				return
 			}
 			raw <- r
@@ -161,4 +163,90 @@ func decodeLive(rows *sql.Rows, visit func(store.Change) error) error {
 		return *err
 	}
 	return scanErr
+}
+
+// Snapshot is a read transaction that sees one state of the store
+// throughout (REPEATABLE READ on PostgreSQL, where it is taken at its
+// first statement; any read transaction on SQLite), from which a memory
+// loads fleets one at a time while the store is written (Fleets, Rows).
+type Snapshot struct{ t *Tx }
+
+// ReadSnapshot runs fn in a Snapshot.
+func (db *DB) ReadSnapshot(ctx context.Context, fn func(*Snapshot) error) error {
+	var opts *sql.TxOptions
+	if db.dialect.Name == "postgres" {
+		opts = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
+	}
+	sqlTx, err := db.read.BeginTx(ctx, opts)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer sqlTx.Rollback()
+	return fn(&Snapshot{t: &Tx{tx: sqlTx, db: db, pool: db.read, ctx: ctx}})
+}
+
+// Fleets visits what the live state in memory holds of the fleets ids, as
+// the snapshot has them: for each fleet that exists, a store.FleetPut
+// (Ended set when it has game sessions that ended), then its game
+// sessions that have not ended (store.SessionPut) and its server
+// processes that have not (store.ProcessPut), each with its version; a
+// fleet's put comes before its rows. visit's error stops it.
+func (s *Snapshot) Fleets(ids []string, visit func(store.Change) error) error {
+	t := s.t
+	for _, id := range ids {
+		c := store.Change{Kind: store.FleetPut, ID: id}
+		err := t.queryRow(`SELECT EXISTS (SELECT 1 FROM game_sessions g
+			WHERE g.fleet_id = f.id AND g.status IN ('ERROR', 'TERMINATED')) FROM fleets f WHERE f.id = ?`, id).Scan(&c.Ended)
+		if errNoRows(err) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if err := visit(c); err != nil {
+			return err
+		}
+		rows, err := t.query(`SELECT `+sessionColumns+`, version FROM game_sessions
+			WHERE fleet_id = ? AND status IN ('ACTIVATING', 'ACTIVE', 'TERMINATING')`, id)
+		if err != nil {
+			return err
+		}
+		err = decodeLive(rows, visit)
+		rows.Close()
+		if err != nil {
+			return err
+		}
+		if err := t.visitProcesses(`SELECT doc, game_session_id, version FROM processes
+			WHERE fleet_id = ? AND status <> 'TERMINATED'`, []any{id}, visit); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Rows visits the game sessions (by id) and server processes named, as
+// the snapshot has them, ended or not, as store.SessionPut and
+// store.ProcessPut with their versions; those it lacks are left out.
+func (s *Snapshot) Rows(sessions []string, procs []store.ProcessKey, visit func(store.Change) error) error {
+	t := s.t
+	for _, id := range sessions {
+		var version int64
+		pk, gs, err := scanSession(scanPlus{t.queryRow(`SELECT `+sessionColumns+`, version FROM game_sessions WHERE id = ?`, id), &version})
+		if errNoRows(err) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if err := visit(store.Change{Kind: store.SessionPut, ID: gs.ID, PK: pk, Session: gs, Version: version}); err != nil {
+			return err
+		}
+	}
+	for _, k := range procs {
+		if err := t.visitProcesses(`SELECT doc, game_session_id, version FROM processes WHERE fleet_id = ? AND compute = ? AND pid = ?`,
+			[]any{k.FleetID, k.ComputeName, k.PID}, visit); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -32,11 +32,11 @@ import (
 // SQLite).
 func (db *DB) SetLiveProcesses(free store.LiveProcesses) { db.free = free }
 
-// noteProcess records the process as it now reads: its times as the
-// stored document reads them back (no monotonic clock reading, the zone
-// the JSON decoding gives), so GetProcess answers alike from memory and
-// from the store.
-func (t *Tx) noteProcess(p *game.Process) {
+// noteProcess records the process as it now reads, at version: its
+// times as the stored document reads them back (no monotonic clock
+// reading, the zone the JSON decoding gives), so GetProcess answers alike
+// from memory and from the store.
+func (t *Tx) noteProcess(p *game.Process, version int64) {
 	if !t.feed {
 		return
 	}
@@ -47,7 +47,7 @@ func (t *Tx) noteProcess(p *game.Process) {
 			tm.UnmarshalJSON(b)
 		}
 	}
-	t.note(store.Change{Kind: store.ProcessPut, ID: p.FleetID, Process: &c})
+	t.note(store.Change{Kind: store.ProcessPut, ID: p.FleetID, Process: &c, Version: version})
 }
 
 // memoryProcess answers GetProcess from the memory inside a write
@@ -80,17 +80,15 @@ func (t *Tx) claimFromMemory(fleetID, location, gameSessionID string, maxActivat
 		}
 		// The conditions repeat the memory's: a memory out of step with
 		// the store skips a process rather than give it two sessions.
-		res, err := t.exec(`UPDATE processes SET game_session_id = ? WHERE fleet_id = ? AND compute = ? AND pid = ?
-			AND game_session_id = '' AND status = 'ACTIVE' AND connected = 1 AND healthy = 1`,
-			gameSessionID, p.FleetID, p.ComputeName, p.PID)
+		version, ok, err := t.claim(p.FleetID, p.ComputeName, p.PID, gameSessionID, true)
 		if err != nil {
 			return nil, err
 		}
-		if n, _ := res.RowsAffected(); n != 1 {
+		if !ok {
 			continue
 		}
 		p.GameSessionID = gameSessionID
-		t.noteProcess(p)
+		t.noteProcess(p, version)
 		c := *p
 		return &c, nil
 	}
@@ -155,32 +153,28 @@ func (t *Tx) batchEnded() {
 func (db *DB) LoadProcesses(ctx context.Context, visit func(store.Change) error) error {
 	return db.View(ctx, func(stx store.Tx) error {
 		t := stx.(*Tx)
-		rows, err := t.query(`SELECT doc, game_session_id FROM processes WHERE status <> 'TERMINATED'`)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			p, err := scanProcess(rows)
-			if err != nil {
-				return err
-			}
-			if err := visit(store.Change{Kind: store.ProcessPut, ID: p.FleetID, Process: p}); err != nil {
-				return err
-			}
-		}
-		return rows.Err()
+		return t.visitProcesses(`SELECT doc, game_session_id, version FROM processes WHERE status <> 'TERMINATED'`, nil, visit)
 	})
 }
 
-// releasedProcesses reads, when t feeds a hook, the processes that
-// ReleaseNodeProcesses is about to mark disconnected, so that it can note
-// them.
-func (t *Tx) releasedProcesses(nodeID string) ([]*game.Process, error) {
-	if !t.feed {
-		return nil, nil
+// visitProcesses runs q, which selects a process's doc, game_session_id
+// and version, and visits each as a store.ProcessPut; visit's error
+// stops it.
+func (t *Tx) visitProcesses(q string, args []any, visit func(store.Change) error) error {
+	rows, err := t.query(q, args...)
+	if err != nil {
+		return err
 	}
-	return t.queryProcesses(`SELECT doc, game_session_id FROM processes WHERE connected = 1 AND status <> 'TERMINATED'
-		AND EXISTS (SELECT 1 FROM process_holders h
-			WHERE h.fleet_id = processes.fleet_id AND h.compute = processes.compute AND h.pid = processes.pid AND h.node_id = ?)`, nodeID)
+	defer rows.Close()
+	for rows.Next() {
+		var version int64
+		p, err := scanProcess(scanPlus{rows, &version})
+		if err != nil {
+			return err
+		}
+		if err := visit(store.Change{Kind: store.ProcessPut, ID: p.FleetID, Process: p, Version: version}); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }

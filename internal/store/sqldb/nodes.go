@@ -181,25 +181,20 @@ func (t *Tx) ReleaseNodeProcesses(nodeID string, at time.Time) (int, error) {
 	if t.db.dialect.Name == "postgres" {
 		doc = `CAST(jsonb_set(jsonb_set(CAST(doc AS jsonb), '{Connected}', 'false'), '{DisconnectedAt}', CAST(? AS jsonb)) AS TEXT)`
 	}
-	released, err := t.releasedProcesses(nodeID)
-	if err != nil {
-		return 0, err
-	}
-	res, err := t.exec(`UPDATE processes SET connected = 0, disconnected_at = ?, doc = `+doc+`
+	n := 0
+	err = t.visitProcesses(`UPDATE processes SET connected = 0, disconnected_at = ?, doc = `+doc+`, version = version + 1
 		WHERE connected = 1 AND status <> 'TERMINATED' AND EXISTS (SELECT 1 FROM process_holders h
-			WHERE h.fleet_id = processes.fleet_id AND h.compute = processes.compute AND h.pid = processes.pid AND h.node_id = ?)`,
-		store.Millis(at), string(when), nodeID)
+			WHERE h.fleet_id = processes.fleet_id AND h.compute = processes.compute AND h.pid = processes.pid AND h.node_id = ?)
+		RETURNING doc, game_session_id, version`, []any{store.Millis(at), string(when), nodeID},
+		func(c store.Change) error {
+			n++
+			c.Process.Connected, c.Process.DisconnectedAt = false, at
+			t.noteProcess(c.Process, c.Version)
+			return nil
+		})
 	if err != nil {
 		return 0, err
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return 0, err
-	}
-	for _, p := range released {
-		p.Connected, p.DisconnectedAt = false, at
-		t.noteProcess(p)
 	}
 	_, err = t.exec(`DELETE FROM process_holders WHERE node_id = ?`, nodeID)
-	return int(n), err
+	return n, err
 }

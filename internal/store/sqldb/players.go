@@ -44,22 +44,22 @@ func (t *Tx) ReserveSeats(gameSessionID string, ps []*game.PlayerSession, expire
 	if _, err := t.expireSession(gameSessionID, expireBefore, at); err != nil {
 		return err
 	}
-	res, err := t.exec(`UPDATE game_sessions SET cur_players = cur_players + ?
-		WHERE id = ? AND status = 'ACTIVE' AND policy = 'ACCEPT_ALL' AND cur_players + ? <= max_players`,
-		len(ps), gameSessionID, len(ps))
-	if err != nil {
+	var version int64
+	err := t.queryRow(`UPDATE game_sessions SET cur_players = cur_players + ?, version = version + 1
+		WHERE id = ? AND status = 'ACTIVE' AND policy = 'ACCEPT_ALL' AND cur_players + ? <= max_players
+		RETURNING version`, len(ps), gameSessionID, len(ps)).Scan(&version)
+	taken := err == nil
+	if err != nil && !errNoRows(err) {
 		return err
 	}
 	s, err := t.GetGameSession(gameSessionID)
 	if err != nil {
 		return err
 	}
-	if n, err := res.RowsAffected(); err != nil {
-		return err
-	} else if n == 0 {
+	if !taken {
 		return store.SeatRefusal(s, len(ps))
 	}
-	t.note(store.Change{Kind: store.SessionSeats, ID: s.ID, Seats: s.CurrentPlayerSessionCount})
+	t.note(store.Change{Kind: store.SessionSeats, ID: s.ID, Seats: s.CurrentPlayerSessionCount, Version: version})
 	for _, p := range ps {
 		p.GameSessionID, p.FleetID, p.FleetARN = s.ID, s.FleetID, s.FleetARN
 		p.IPAddress, p.DNSName, p.Port = s.IPAddress, s.DNSName, s.Port
@@ -106,13 +106,14 @@ func (t *Tx) freeSeats(gameSessionID string, n int) error {
 		return err
 	}
 	var cur int
-	err := t.queryRow(`UPDATE game_sessions SET cur_players = cur_players - ? WHERE id = ? RETURNING cur_players`,
-		n, gameSessionID).Scan(&cur)
+	var version int64
+	err := t.queryRow(`UPDATE game_sessions SET cur_players = cur_players - ?, version = version + 1 WHERE id = ?
+		RETURNING cur_players, version`, n, gameSessionID).Scan(&cur, &version)
 	if errNoRows(err) {
 		return nil
 	}
 	if err == nil {
-		t.note(store.Change{Kind: store.SessionSeats, ID: gameSessionID, Seats: cur})
+		t.note(store.Change{Kind: store.SessionSeats, ID: gameSessionID, Seats: cur, Version: version})
 	}
 	return err
 }

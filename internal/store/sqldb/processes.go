@@ -27,22 +27,41 @@ func (t *Tx) PutProcess(p *game.Process) error {
 	if err != nil {
 		return err
 	}
-	_, err = t.exec(`INSERT INTO processes (fleet_id, compute, pid, location, status, healthy, connected, game_session_id,
-			last_heartbeat, disconnected_at, token_expires, created, doc, activated, ended, abnormal)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	var version int64
+	err = t.queryRow(`INSERT INTO processes (fleet_id, compute, pid, location, status, healthy, connected, game_session_id,
+			last_heartbeat, disconnected_at, token_expires, created, doc, activated, ended, abnormal, version)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
 		ON CONFLICT (fleet_id, compute, pid) DO UPDATE SET location = excluded.location, status = excluded.status,
 			healthy = excluded.healthy, connected = excluded.connected, game_session_id = excluded.game_session_id,
 			last_heartbeat = excluded.last_heartbeat, disconnected_at = excluded.disconnected_at,
 			token_expires = excluded.token_expires, doc = excluded.doc, activated = excluded.activated,
-			ended = excluded.ended, abnormal = excluded.abnormal`,
+			ended = excluded.ended, abnormal = excluded.abnormal, version = processes.version + 1
+		RETURNING version`,
 		p.FleetID, p.ComputeName, p.PID, p.Location, p.Status, flag(p.Healthy), flag(p.Connected), p.GameSessionID,
 		store.Millis(p.LastHealthy), store.Millis(p.DisconnectedAt), store.Millis(p.TokenExpires),
 		store.Millis(p.CreationTime), string(doc), store.Millis(p.ActivationTime), store.Millis(p.TerminationTime),
-		flag(p.Abnormal))
+		flag(p.Abnormal)).Scan(&version)
 	if err == nil {
-		t.noteProcess(p)
+		t.noteProcess(p, version)
 	}
 	return err
+}
+
+// claim gives free process (compute, pid) of fleetID the game session,
+// when it is still free and, with strict, still connected, healthy and
+// ACTIVE: one conditional update of the game_session_id column (which
+// scanProcess lays over the doc). ok is false when it was not.
+func (t *Tx) claim(fleetID, compute, pid, gameSessionID string, strict bool) (version int64, ok bool, err error) {
+	q := `UPDATE processes SET game_session_id = ?, version = version + 1 WHERE fleet_id = ? AND compute = ? AND pid = ?
+		AND game_session_id = ''`
+	if strict {
+		q += ` AND status = 'ACTIVE' AND connected = 1 AND healthy = 1`
+	}
+	err = t.queryRow(q+` RETURNING version`, gameSessionID, fleetID, compute, pid).Scan(&version)
+	if errNoRows(err) {
+		return 0, false, nil
+	}
+	return version, err == nil, err
 }
 
 // scanProcess reads a doc and overlays the claimable column.
@@ -121,15 +140,14 @@ func (t *Tx) ClaimFreeProcess(fleetID, location, gameSessionID string, maxActiva
 	// The claim is a conditional update, so two nodes (or two transactions
 	// on PostgreSQL) never give one process two sessions.
 	for _, c := range candidates {
-		res, err := t.exec(`UPDATE processes SET game_session_id = ? WHERE fleet_id = ? AND compute = ? AND pid = ? AND game_session_id = ''`,
-			gameSessionID, fleetID, c[0], c[1])
+		version, ok, err := t.claim(fleetID, c[0], c[1], gameSessionID, false)
 		if err != nil {
 			return nil, err
 		}
-		if n, _ := res.RowsAffected(); n == 1 {
+		if ok {
 			p, err := t.GetProcess(fleetID, c[0], c[1])
 			if err == nil {
-				t.noteProcess(p)
+				t.noteProcess(p, version)
 			}
 			return p, err
 		}
@@ -176,17 +194,16 @@ func (t *Tx) claimCapped(fleetID, location, gameSessionID string, maxActivating 
 			full = append(full, compute)
 			continue
 		}
-		res, err := t.exec(`UPDATE processes SET game_session_id = ? WHERE fleet_id = ? AND compute = ? AND pid = ? AND game_session_id = ''`,
-			gameSessionID, fleetID, compute, pid)
+		version, ok, err := t.claim(fleetID, compute, pid, gameSessionID, false)
 		if err != nil {
 			return nil, err
 		}
-		if n, _ := res.RowsAffected(); n != 1 {
+		if !ok {
 			continue // not free after all (the row lock makes this rare)
 		}
 		p, err := t.GetProcess(fleetID, compute, pid)
 		if err == nil {
-			t.noteProcess(p)
+			t.noteProcess(p, version)
 		}
 		return p, err
 	}

@@ -19,9 +19,10 @@ func (t *Tx) AddReservations(gameSessionID string, ps []*game.PlayerSession) err
 		return err
 	}
 	var cur int
-	err := t.queryRow(`UPDATE game_sessions SET cur_players = cur_players + ?
+	var version int64
+	err := t.queryRow(`UPDATE game_sessions SET cur_players = cur_players + ?, version = version + 1
 		WHERE id = ? AND status = 'ACTIVE' AND policy = 'ACCEPT_ALL' AND cur_players + ? <= max_players
-		RETURNING cur_players`, len(ps), gameSessionID, len(ps)).Scan(&cur)
+		RETURNING cur_players, version`, len(ps), gameSessionID, len(ps)).Scan(&cur, &version)
 	if errNoRows(err) {
 		s, err := t.GetGameSession(gameSessionID)
 		if err != nil {
@@ -32,7 +33,7 @@ func (t *Tx) AddReservations(gameSessionID string, ps []*game.PlayerSession) err
 	if err != nil {
 		return err
 	}
-	t.note(store.Change{Kind: store.SessionSeats, ID: gameSessionID, Seats: cur, Held: len(ps)})
+	t.note(store.Change{Kind: store.SessionSeats, ID: gameSessionID, Seats: cur, Held: len(ps), Version: version})
 	for _, p := range ps {
 		if err := t.insertPlayer(p); err != nil {
 			return err

@@ -48,8 +48,8 @@ func (t *Tx) InsertGameSession(s *game.GameSession) error {
 	}
 	var pk int64
 	err = t.queryRow(`INSERT INTO game_sessions
-		(id, fleet_id, id_string, location, compute, status, name, max_players, cur_players, policy, creator_id, created, ended, doc)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING pk`,
+		(id, fleet_id, id_string, location, compute, status, name, max_players, cur_players, policy, creator_id, created, ended, doc, version)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1) RETURNING pk`,
 		s.ID, s.FleetID, s.IDString, s.Location, s.ComputeName, s.Status, s.Name, s.MaximumPlayerSessionCount,
 		s.CurrentPlayerSessionCount, s.PlayerSessionCreationPolicy, s.CreatorID, store.Millis(s.CreationTime),
 		store.Millis(s.TerminationTime), string(doc)).Scan(&pk)
@@ -62,7 +62,7 @@ func (t *Tx) InsertGameSession(s *game.GameSession) error {
 	if err := t.putProperties(pk, s.Properties); err != nil {
 		return err
 	}
-	t.noteSession(s, pk, s.CurrentPlayerSessionCount)
+	t.noteSession(s, pk, s.CurrentPlayerSessionCount, 1)
 	return nil
 }
 
@@ -110,12 +110,12 @@ func (t *Tx) UpdateGameSession(s *game.GameSession) error {
 	if err != nil {
 		return err
 	}
-	var pk int64
+	var pk, version int64
 	var cur int
 	err = t.queryRow(`UPDATE game_sessions SET compute = ?, status = ?, name = ?, max_players = ?, policy = ?,
-		ended = ?, reason = ?, doc = ? WHERE id = ? RETURNING pk, cur_players`,
+		ended = ?, reason = ?, doc = ?, version = version + 1 WHERE id = ? RETURNING pk, cur_players, version`,
 		s.ComputeName, s.Status, s.Name, s.MaximumPlayerSessionCount, s.PlayerSessionCreationPolicy,
-		store.Millis(s.TerminationTime), s.StatusReason, string(doc), s.ID).Scan(&pk, &cur)
+		store.Millis(s.TerminationTime), s.StatusReason, string(doc), s.ID).Scan(&pk, &cur, &version)
 	if errNoRows(err) {
 		return game.Errorf(game.NotFound, "game session %s not found", s.ID)
 	}
@@ -125,7 +125,7 @@ func (t *Tx) UpdateGameSession(s *game.GameSession) error {
 	if err := t.putProperties(pk, s.Properties); err != nil {
 		return err
 	}
-	t.noteSession(s, pk, cur)
+	t.noteSession(s, pk, cur, version)
 	return nil
 }
 
