@@ -61,6 +61,10 @@ type Memory struct {
 	fleets map[string]*fleet
 	queue  []job
 	wake   chan struct{}
+
+	// afterSnapshot, when set (tests), runs once a load has read its
+	// snapshot, before it waits for the transactions begun before.
+	afterSnapshot func()
 }
 
 // fleet is a fleet this node follows.
@@ -263,7 +267,11 @@ func (m *Memory) load(ctx context.Context, jobs []job) {
 		// Every transaction that committed before the snapshot began
 		// before this mark; once they have all reached the feed, every
 		// change of these fleets older than the snapshot is kept.
-		if err := m.db.WaitPassed(ctx, m.db.Mark()); err != nil {
+		mark := m.db.Mark()
+		if m.afterSnapshot != nil {
+			m.afterSnapshot()
+		}
+		if err := m.db.WaitPassed(ctx, mark); err != nil {
 			return err
 		}
 		sessions, procs := m.unknown(ids, fs)
