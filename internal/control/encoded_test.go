@@ -12,10 +12,13 @@ import (
 
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/live"
+	"github.com/anylift/anylift/internal/owned"
+	"github.com/anylift/anylift/internal/owned/ownedtest"
 	"github.com/anylift/anylift/internal/store"
 	"github.com/anylift/anylift/internal/store/sqldb"
 	"github.com/anylift/anylift/internal/store/sqlite"
 	"github.com/anylift/anylift/internal/store/storetest"
+	"github.com/anylift/anylift/internal/storetestenv"
 	"github.com/anylift/anylift/internal/wire"
 )
 
@@ -61,12 +64,19 @@ func (c *countingLive) ListEncoded(f store.SessionFilter, p store.Page, proto wi
 	return list, next, ok, err
 }
 
-func newEncWorld(t testing.TB, db *sqldb.DB, seed uint64) *encWorld {
+// newEncWorld returns a world on db; own: the memory is that of the
+// fleets a node owns on PostgreSQL (internal/owned), which owns them all.
+func newEncWorld(t testing.TB, db *sqldb.DB, seed uint64, own bool) *encWorld {
 	cfg := Config{Account: game.Account{Region: "us-west-2", ID: "123456789012"}}
 	now := func() time.Time { return encEpoch.Add(time.Hour) }
 	w := &encWorld{t: t, db: db, fromMemory: New(db, cfg, now, nil), fromStore: New(db, cfg, now, nil),
 		mem: &countingLive{Sessions: live.New()}, r: rand.New(rand.NewPCG(seed, 11))}
-	db.SetCommitHook(w.mem.Apply)
+	var mem *owned.Memory
+	if own {
+		mem = ownedtest.Start(t, db, w.mem.Sessions)
+	} else {
+		db.SetCommitHook(w.mem.Apply)
+	}
 	w.fromMemory.SetLive(w.mem)
 	w.update(func(tx store.Tx) error {
 		for i := range 2 {
@@ -79,6 +89,9 @@ func newEncWorld(t testing.TB, db *sqldb.DB, seed uint64) *encWorld {
 		}
 		return nil
 	})
+	if own {
+		ownedtest.WaitLoaded(t, mem, w.fleets[0].ID, w.fleets[1].ID)
+	}
 	return w
 }
 
@@ -285,8 +298,8 @@ func (w *encWorld) ask() {
 // kept) and asks random describes and searches, paging through, in both
 // protocols.
 func TestEncodedAnswersAreTheStoresAnswers(t *testing.T) {
-	storetest.EachDB(t, func(t *testing.T, db *sqldb.DB) {
-		w := newEncWorld(t, db, 1)
+	run := func(t *testing.T, db *sqldb.DB, own bool) {
+		w := newEncWorld(t, db, 1, own)
 		for range 40 {
 			for range 5 {
 				w.step()
@@ -299,7 +312,11 @@ func TestEncodedAnswersAreTheStoresAnswers(t *testing.T) {
 		if w.mem.answered < 200 {
 			t.Errorf("memory answered %d pages; most should not need the store", w.mem.answered)
 		}
-	})
+	}
+	storetest.EachDB(t, func(t *testing.T, db *sqldb.DB) { run(t, db, false) })
+	if storetestenv.PostgresDSN(t) != "" {
+		t.Run("postgres-owned", func(t *testing.T) { run(t, storetest.Postgres(t), true) })
+	}
 }
 
 // FuzzEncodedAnswers holds the answers from memory to the store's for
@@ -313,7 +330,7 @@ func FuzzEncodedAnswers(f *testing.F) {
 		f.Fatal(err)
 	}
 	defer db.Close()
-	w := newEncWorld(f, db, 2)
+	w := newEncWorld(f, db, 2, false)
 	f.Fuzz(func(t *testing.T, name, key, value, data string, seats, max uint8) {
 		if !utf8.ValidString(name + key + value + data) {
 			return // the API refuses such strings before any session has them

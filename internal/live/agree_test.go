@@ -13,11 +13,14 @@ import (
 
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/live"
+	"github.com/anylift/anylift/internal/owned"
+	"github.com/anylift/anylift/internal/owned/ownedtest"
 	"github.com/anylift/anylift/internal/search"
 	"github.com/anylift/anylift/internal/store"
 	"github.com/anylift/anylift/internal/store/sqldb"
 	"github.com/anylift/anylift/internal/store/sqlite"
 	"github.com/anylift/anylift/internal/store/storetest"
+	"github.com/anylift/anylift/internal/storetestenv"
 )
 
 // The tests here hold the memory to one rule: for every question, it
@@ -26,20 +29,39 @@ import (
 
 var epoch = time.UnixMilli(1767225600000).UTC()
 
-// world is a store fed to a memory, and the ids it holds.
+// world is a store fed to a memory, and the ids it holds. owned: the
+// memory is that of the fleets a node owns on PostgreSQL (internal/owned),
+// which owns every fleet of the world.
 type world struct {
 	t      testing.TB
 	db     *sqldb.DB
 	mem    *live.Sessions
+	owned  bool
 	r      *rand.Rand
 	fleets []string
 	ids    []string
 	seq    int
 }
 
-func newWorld(t testing.TB, db *sqldb.DB, seed uint64) *world {
-	w := &world{t: t, db: db, mem: live.New(), r: rand.New(rand.NewPCG(seed, 7))}
-	db.SetCommitHook(w.mem.Apply)
+// eachMemory runs fn on each store with a memory fed every commit
+// (SQLite, PostgreSQL) and, on PostgreSQL, with the memory of the fleets
+// a node owns.
+func eachMemory(t *testing.T, fn func(t *testing.T, db *sqldb.DB, own bool)) {
+	storetest.EachDB(t, func(t *testing.T, db *sqldb.DB) { fn(t, db, false) })
+	if storetestenv.PostgresDSN(t) != "" {
+		t.Run("postgres-owned", func(t *testing.T) { fn(t, storetest.Postgres(t), true) })
+	}
+}
+
+func newWorld(t testing.TB, db *sqldb.DB, seed uint64, own bool) *world {
+	w := &world{t: t, db: db, mem: live.New(), owned: own, r: rand.New(rand.NewPCG(seed, 7))}
+	var mem *owned.Memory
+	if own {
+		mem = ownedtest.Start(t, db, w.mem)
+	} else {
+		w.mem.SetHorizon(db)
+		db.SetCommitHook(w.mem.Apply)
+	}
 	w.update(func(tx store.Tx) error {
 		for i := range 2 {
 			f := &game.Fleet{ID: fmt.Sprintf("fleet-%d", i), Status: game.FleetActive, CreationTime: epoch, Locations: []string{"custom-a", "custom-b"}}
@@ -50,6 +72,9 @@ func newWorld(t testing.TB, db *sqldb.DB, seed uint64) *world {
 		}
 		return nil
 	})
+	if own {
+		ownedtest.WaitLoaded(t, mem, w.fleets...)
+	}
 	return w
 }
 
@@ -352,8 +377,8 @@ func (w *world) checkAll(rounds int) (answered int) {
 }
 
 func TestMemoryAgreesWithStore(t *testing.T) {
-	storetest.EachDB(t, func(t *testing.T, db *sqldb.DB) {
-		w := newWorld(t, db, 1)
+	eachMemory(t, func(t *testing.T, db *sqldb.DB, own bool) {
+		w := newWorld(t, db, 1, own)
 		answered := 0
 		for round := range 30 {
 			for range 10 {
@@ -374,15 +399,16 @@ func TestMemoryAgreesWithStore(t *testing.T) {
 
 // TestConcurrentWritersAgree writes from many goroutines at once, so that
 // group commit batches several transactions (some failing, rolled back
-// to their savepoints alone) and PostgreSQL commits them in any order;
-// the memory must still end as the store does.
+// to their savepoints alone) and PostgreSQL commits them in any order,
+// and hands them to the memory in any order; the memory must still end
+// as the store does.
 func TestConcurrentWritersAgree(t *testing.T) {
-	storetest.EachDB(t, func(t *testing.T, db *sqldb.DB) {
-		w := newWorld(t, db, 4)
+	eachMemory(t, func(t *testing.T, db *sqldb.DB, own bool) {
+		w := newWorld(t, db, 4, own)
 		workers := make([]*world, 8)
 		var wg sync.WaitGroup
 		for i := range workers {
-			c := &world{t: t, db: db, mem: w.mem, r: rand.New(rand.NewPCG(uint64(i), 9)), fleets: w.fleets, seq: 1000 * (i + 1)}
+			c := &world{t: t, db: db, mem: w.mem, owned: own, r: rand.New(rand.NewPCG(uint64(i), 9)), fleets: w.fleets, seq: 1000 * (i + 1)}
 			workers[i] = c
 			wg.Add(1)
 			go func() {
@@ -431,8 +457,8 @@ func (w *world) checkReload() {
 // TestTokensAndErrors checks the answers that are not sessions: tokens
 // from another query, malformed tokens, unknown fleets.
 func TestTokensAndErrors(t *testing.T) {
-	storetest.EachDB(t, func(t *testing.T, db *sqldb.DB) {
-		w := newWorld(t, db, 2)
+	eachMemory(t, func(t *testing.T, db *sqldb.DB, own bool) {
+		w := newWorld(t, db, 2, own)
 		for range 40 {
 			w.step()
 		}
@@ -480,7 +506,7 @@ func FuzzSearchAgrees(f *testing.F) {
 		f.Fatal(err)
 	}
 	defer db.Close()
-	w := newWorld(f, db, 3)
+	w := newWorld(f, db, 3, false)
 	for range 60 {
 		w.step()
 	}
@@ -511,8 +537,8 @@ func FuzzSearchAgrees(f *testing.F) {
 // live sessions counted in memory as grouped in SQL.
 func (w *world) checkMetrics() {
 	w.t.Helper()
-	if w.db.Dialect() != "sqlite" {
-		return // the memory counts for one server on SQLite only
+	if w.db.Dialect() != "sqlite" && !w.owned {
+		return // the memory counts for one server on SQLite, or the fleets a node owns
 	}
 	measure := func() string {
 		var out []game.FleetMetrics

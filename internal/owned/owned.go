@@ -37,6 +37,7 @@ import (
 	"github.com/anylift/anylift/internal/fleetstate"
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/live"
+	"github.com/anylift/anylift/internal/owners"
 	"github.com/anylift/anylift/internal/store"
 	"github.com/anylift/anylift/internal/store/sqldb"
 )
@@ -80,6 +81,32 @@ type fleet struct {
 type job struct {
 	id string
 	f  *fleet
+}
+
+// Follow makes the node whose ownership of fleets m tracks hold the
+// fleets it owns in l and fs: it tells them db's horizon, makes the
+// Memory it returns db's commit hook and m's hooks, and runs its loader
+// until db closes. Call it before db serves writes and before m is
+// refreshed.
+func Follow(db *sqldb.DB, m *owners.Map, l *live.Sessions, fs *fleetstate.State, log *slog.Logger) *Memory {
+	l.SetHorizon(db)
+	fs.SetHorizon(db)
+	mem := New(db, l, fs, log)
+	db.SetCommitHook(mem.Apply)
+	m.OnGain(mem.Gain)
+	m.OnLose(mem.Lose)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		mem.Run(ctx)
+	}()
+	db.OnClose(func() error {
+		cancel()
+		<-done
+		return nil
+	})
+	return mem
 }
 
 // New returns a Memory over db feeding sessions and procs, which must be

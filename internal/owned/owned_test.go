@@ -62,10 +62,9 @@ func newNode(t *testing.T) *node {
 	}
 	n := &node{t: t, db: db, owners: owners.New(self), l: live.New(), fs: fleetstate.New(), held: make(chan struct{}, 16)}
 	db.SetOwners(n.owners)
-	n.l.SetHorizon(db)
-	n.fs.SetHorizon(db)
-	n.mem = New(db, n.l, n.fs, nil)
-	db.SetCommitHook(func(changes []store.Change) {
+	n.mem = Follow(db, n.owners, n.l, n.fs, nil)
+	t.Cleanup(func() { db.Close() })
+	db.SetCommitHook(func(changes []store.Change) { // in front of the memory's
 		n.hookMu.Lock()
 		hold := n.hold
 		n.hookMu.Unlock()
@@ -76,19 +75,6 @@ func newNode(t *testing.T) *node {
 			}
 		}
 		n.mem.Apply(changes)
-	})
-	n.owners.OnGain(n.mem.Gain)
-	n.owners.OnLose(n.mem.Lose)
-	runCtx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		n.mem.Run(runCtx)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-		db.Close()
 	})
 	for _, id := range []string{self, other} {
 		n.update(func(tx store.Tx) error {

@@ -53,23 +53,7 @@ func (s *Server) loadLive(ctx context.Context) error {
 // stay with the store.
 func (s *Server) ownedMemory(db *sqldb.DB, m *owners.Map) {
 	l, fs := live.New(), fleetstate.New()
-	l.SetHorizon(db)
-	fs.SetHorizon(db)
-	mem := owned.New(db, l, fs, s.cfg.Log)
-	db.SetCommitHook(mem.Apply)
-	m.OnGain(mem.Gain)
-	m.OnLose(mem.Lose)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		mem.Run(ctx)
-	}()
-	db.OnClose(func() error {
-		cancel()
-		<-done
-		return nil
-	})
+	owned.Follow(db, m, l, fs, s.cfg.Log)
 	db.SetLiveSessionCounts(l)
 	s.svc.SetLive(readsOnly{l})
 	s.svc.SetHosts(fs)

@@ -32,18 +32,22 @@ func EachDB(t *testing.T, fn func(t *testing.T, db *sqldb.DB)) {
 		t.Cleanup(func() { db.Close() })
 		fn(t, db)
 	})
-	dsn := storetestenv.PostgresDSN(t)
-	if dsn == "" {
+	if storetestenv.PostgresDSN(t) == "" {
 		return
 	}
-	t.Run("postgres", func(t *testing.T) {
-		db, err := postgres.Open(context.Background(), storetestenv.FreshSchema(t, dsn))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		fn(t, db)
-	})
+	t.Run("postgres", func(t *testing.T) { fn(t, Postgres(t)) })
+}
+
+// Postgres opens a fresh schema of the PostgreSQL of
+// ANYLIFT_TEST_POSTGRES, which must be set, closed when t ends.
+func Postgres(t testing.TB) *sqldb.DB {
+	t.Helper()
+	db, err := postgres.Open(context.Background(), storetestenv.FreshSchema(t, storetestenv.PostgresDSN(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }
 
 // Update runs fn in a write transaction and fails the test on error.
