@@ -10,5 +10,6 @@ type Hosts interface {
 
 // SetHosts makes the checks of a process's own game session ask h first.
 // Call it before the service serves requests, and only with a memory that
-// every write of the store reaches (one node on SQLite).
+// every write of the fleets it answers for reaches (one node on SQLite;
+// the fleets a node owns on PostgreSQL).
 func (s *Service) SetHosts(h Hosts) { s.hosts = h }

@@ -26,7 +26,8 @@ type SessionEncoder = func(gs *game.GameSession, p wire.Protocol) (wire.Encoded[
 
 // SetLive makes SearchGameSessions and DescribeGameSessions answer from
 // l when it can. Call it before the service serves requests, and only
-// with a memory every write of the store reaches (one node on SQLite).
+// with a memory every write of the fleets it answers for reaches (one
+// node on SQLite; the fleets a node owns on PostgreSQL, internal/owned).
 // A memory that decides seats too (seatKeeper) takes CreatePlayerSession's
 // decisions (seats.go).
 func (s *Service) SetLive(l LiveSessions) { s.live = l }

@@ -98,11 +98,14 @@ func Follow(db *sqldb.DB, m *owners.Map, l *live.Sessions, fs *fleetstate.State,
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
+		<-db.Closing()
+		cancel()
+	}()
+	go func() {
 		defer close(done)
 		mem.Run(ctx)
 	}()
 	db.OnClose(func() error {
-		cancel()
 		<-done
 		return nil
 	})
@@ -155,6 +158,12 @@ func (m *Memory) signal() {
 	default:
 	}
 }
+
+// Sessions is the memory of the live game sessions fed.
+func (m *Memory) Sessions() *live.Sessions { return m.sessions }
+
+// Processes is the memory of the live processes fed.
+func (m *Memory) Processes() *fleetstate.State { return m.procs }
 
 // Loaded reports whether fleet id is answered from memory.
 func (m *Memory) Loaded(id string) bool {
@@ -215,7 +224,7 @@ func (m *Memory) Run(ctx context.Context) {
 			return
 		case <-m.wake:
 		}
-		for {
+		for ctx.Err() == nil {
 			m.mu.Lock()
 			jobs := m.queue
 			m.queue = nil
@@ -310,15 +319,19 @@ func (m *Memory) load(ctx context.Context, jobs []job) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err != nil {
+		var again []job
 		for i, id := range ids {
 			fs[i].loading, fs[i].kept = false, nil
-			if m.fleets[id] == fs[i] {
-				m.queue = append(m.queue, job{id, fs[i]})
-			}
+			again = append(again, job{id, fs[i]})
 		}
 		if ctx.Err() == nil {
 			m.log.Warn("loading owned fleets into memory", "fleets", len(ids), "err", err)
-			time.AfterFunc(retryAfter, m.signal)
+			time.AfterFunc(retryAfter, func() {
+				m.mu.Lock()
+				m.queue = append(m.queue, again...)
+				m.mu.Unlock()
+				m.signal()
+			})
 		}
 		return
 	}

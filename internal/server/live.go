@@ -53,7 +53,7 @@ func (s *Server) loadLive(ctx context.Context) error {
 // stay with the store.
 func (s *Server) ownedMemory(db *sqldb.DB, m *owners.Map) {
 	l, fs := live.New(), fleetstate.New()
-	owned.Follow(db, m, l, fs, s.cfg.Log)
+	s.mem = owned.Follow(db, m, l, fs, s.cfg.Log)
 	db.SetLiveSessionCounts(l)
 	s.svc.SetLive(readsOnly{l})
 	s.svc.SetHosts(fs)
@@ -62,3 +62,7 @@ func (s *Server) ownedMemory(db *sqldb.DB, m *owners.Map) {
 // readsOnly is a memory that answers reads only: the service decides the
 // seats of a session in the store, not in memory (control's seatKeeper).
 type readsOnly struct{ control.LiveSessions }
+
+// OwnedMemory is the memory of the fleets the node owns, on PostgreSQL
+// with fleet ownership; nil otherwise.
+func (s *Server) OwnedMemory() *owned.Memory { return s.mem }

@@ -26,6 +26,7 @@ import (
 	"github.com/anylift/anylift/internal/extapi"
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/gateway"
+	"github.com/anylift/anylift/internal/owned"
 	"github.com/anylift/anylift/internal/owners"
 	"github.com/anylift/anylift/internal/sdkserver"
 	"github.com/anylift/anylift/internal/store"
@@ -126,6 +127,8 @@ type Server struct {
 	// owners is the node's view of fleet ownership; nil when it takes no
 	// part (ownership.go).
 	owners *owners.Map
+	// mem holds the fleets the node owns in memory (live.go).
+	mem    *owned.Memory
 	store  store.Store
 	svc    *control.Service
 	api    *api.Handler

@@ -104,6 +104,9 @@ var _ store.Store = (*DB)(nil)
 // Dialect returns the backend's name ("sqlite" or "postgres").
 func (db *DB) Dialect() string { return db.dialect.Name }
 
+// Closing is closed when Close begins.
+func (db *DB) Closing() <-chan struct{} { return db.stop }
+
 // Close closes both pools.
 func (db *DB) Close() error {
 	close(db.stop)

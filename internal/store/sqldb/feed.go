@@ -22,15 +22,22 @@ import (
 // ReserveSeats and freeSeats, InsertFleet, DeleteFleet), whichever
 // caller runs them: API, process endpoint, timers, placement,
 // matchmaking. After the transaction commits, and before its caller
-// hears the answer, the hook receives the notes, transactions in commit
-// order: in group commit the committer calls it for the whole batch, in
-// the batch's order, before waking any caller; otherwise commitMu holds
-// the commit and the hook together. A job rolled back to its savepoint,
-// a failed transaction and a failed commit give the hook nothing.
+// hears the answer, the hook receives the notes: in group commit the
+// committer calls it for the whole batch, in the batch's order, before
+// waking any caller; otherwise, on SQLite, commitMu holds the commit and
+// the hook together, so transactions reach the hook in commit order. On
+// PostgreSQL transactions commit concurrently, each on its connection,
+// and call the hook after their own commit, unordered: two that wrote the
+// same row may reach it in either order. Each game session and process
+// row counts its writes (its version, which every write that changes the
+// row raises by one, in the same statement), and each change carries the
+// version it wrote, so the memory keeps the newest (store.Change.Version,
+// flights.go). A job rolled back to its savepoint, a failed transaction
+// and a failed commit give the hook nothing.
 
 // SetCommitHook makes every committed write transaction report its
-// changes to hook, in commit order (see above). Call it once, before the
-// DB serves writes; hook must be quick and must not use the DB.
+// changes to hook (see above). Call it once, before the DB serves writes;
+// hook must be quick and must not use the DB.
 func (db *DB) SetCommitHook(hook func([]store.Change)) { db.hook.Store(&hook) }
 
 // commitHook returns the hook, or nil.
