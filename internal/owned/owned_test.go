@@ -379,4 +379,3 @@ func (n *node) step(r *rand.Rand, fleet string, newID func() int) {
 		n.t.Error(err)
 	}
 }
-
