@@ -16,8 +16,8 @@ import (
 	"github.com/anylift/anylift/internal/owned/ownedtest"
 	"github.com/anylift/anylift/internal/owners"
 	"github.com/anylift/anylift/internal/store"
-	"github.com/anylift/anylift/internal/store/postgres"
 	"github.com/anylift/anylift/internal/store/sqldb"
+	"github.com/anylift/anylift/internal/store/storetest"
 	"github.com/anylift/anylift/internal/storetestenv"
 )
 
@@ -50,19 +50,13 @@ type node struct {
 }
 
 func newNode(t *testing.T) *node {
-	dsn := storetestenv.PostgresDSN(t)
-	if dsn == "" {
+	if storetestenv.PostgresDSN(t) == "" {
 		t.Skip("ANYLIFT_TEST_POSTGRES is not set")
 	}
-	ctx := context.Background()
-	db, err := postgres.Open(ctx, storetestenv.FreshSchema(t, dsn))
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := storetest.Postgres(t)
 	n := &node{t: t, db: db, owners: owners.New(self), l: live.New(), fs: fleetstate.New(), held: make(chan struct{}, 16)}
 	db.SetOwners(n.owners)
 	n.mem = owned.Follow(db, n.owners, n.l, n.fs, nil)
-	t.Cleanup(func() { db.Close() })
 	db.SetCommitHook(func(changes []store.Change) { // in front of the memory's
 		n.hookMu.Lock()
 		hold := n.hold
