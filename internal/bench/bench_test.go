@@ -8,8 +8,11 @@
 // Each benchmark reports req/s and latency percentiles (p50, p99, in µs);
 // ANYLIFT_BENCH_CPUPROFILE=/tmp/p writes a CPU profile of each timed part
 // to /tmp/p.<benchmark name>.
-// ANYLIFT_TEST_POSTGRES adds the PostgreSQL variants. Results and the
-// machine they ran on go in docs/benchmarks.md.
+// ANYLIFT_TEST_POSTGRES adds the PostgreSQL variants: "postgres", a node
+// that reads every fleet from the store, and "postgres-owned", a node
+// with fleet ownership, which owns the seeded fleet and answers its reads
+// from memory. Results and the machine they ran on go in
+// docs/benchmarks.md.
 package bench
 
 import (
@@ -133,13 +136,24 @@ func seed(b *testing.B, backend, storeURL string) *seeded {
 	if s, ok := seeds[backend]; ok {
 		return s
 	}
-	srv := startServer(b, storeURL)
+	var opts []func(*server.Config)
+	if backend == ownedBackend {
+		opts = append(opts, func(c *server.Config) { c.FleetOwnership = true })
+	}
+	srv := startServer(b, storeURL, opts...)
 	st := srv.Store()
 	acct := game.Account{Region: apitest.Region, ID: accountID}
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	f := seedFleet(b, st, acct, now)
 	s := &seeded{url: srv.URL(), fleetID: f.ID, srv: srv}
 	seedSessions(b, st, acct, f, now)
+	if mem := srv.OwnedMemory(); mem != nil {
+		for deadline := time.Now().Add(time.Minute); !mem.Loaded(f.ID); time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				b.Fatal("the seeded fleet was never loaded into the memory of its owner")
+			}
+		}
+	}
 	if storeURL != "" {
 		analyze(b, lastSchemaDSN)
 	}
@@ -197,11 +211,15 @@ func seedSessions(b *testing.B, st store.Store, acct game.Account, f *game.Fleet
 	}
 }
 
+// ownedBackend is the PostgreSQL variant with fleet ownership.
+const ownedBackend = "postgres-owned"
+
 // backends maps each backend to test to its --store value.
 func backends(b *testing.B) map[string]string {
 	out := map[string]string{"sqlite": ""}
 	if dsn := postgresDSN(); dsn != "" {
 		out["postgres"] = dsn
+		out[ownedBackend] = dsn
 	}
 	return out
 }

@@ -42,8 +42,9 @@ func TestMain(m *testing.M) {
 }
 
 // startServer starts a server for the whole run: on a temporary SQLite
-// directory, or on a fresh schema of the PostgreSQL at storeURL.
-func startServer(b *testing.B, storeURL string) *server.Server {
+// directory, or on a fresh schema of the PostgreSQL at storeURL; opts
+// change its configuration.
+func startServer(b *testing.B, storeURL string, opts ...func(*server.Config)) *server.Server {
 	dir, err := os.MkdirTemp("", "anylift-bench-")
 	if err != nil {
 		b.Fatal(err)
@@ -53,13 +54,17 @@ func startServer(b *testing.B, storeURL string) *server.Server {
 		storeURL = freshSchema(b, storeURL)
 		lastSchemaDSN = storeURL
 	}
-	srv, err := server.Start(context.Background(), server.Config{
+	cfg := server.Config{
 		Listen: "127.0.0.1:0", DataDir: dir, Store: storeURL, Region: apitest.Region, AccountID: accountID,
 		Credentials: map[string]string{apitest.AccessKey: apitest.SecretKey},
 		// Every request passes the per-key rate limiter, whose limit is
 		// too high to refuse any: what the check costs is measured.
 		RateLimit: access.Rate{PerSecond: access.MaxRate, Burst: access.MaxBurst},
-	})
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	srv, err := server.Start(context.Background(), cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
