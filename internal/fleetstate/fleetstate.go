@@ -453,9 +453,9 @@ func (s *State) Get(fleetID, compute, pid string) (*game.Process, bool) {
 	return &c, true
 }
 
-// Holds reports whether the state holds process k as not ended, loading
-// or not.
-func (s *State) Holds(k store.ProcessKey) bool {
+// HasProcess reports whether the state holds process k as not ended,
+// loading or not.
+func (s *State) HasProcess(k store.ProcessKey) bool {
 	f := s.lookup(k.FleetID)
 	if f == nil {
 		return false

@@ -421,8 +421,8 @@ func (f *fleet) unindex(e *entry) {
 	e.props = nil
 }
 
-// Holds reports whether memory holds game session id live.
-func (l *Sessions) Holds(id string) bool {
+// HasSession reports whether memory holds game session id live.
+func (l *Sessions) HasSession(id string) bool {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	return l.byID[id] != nil

@@ -391,13 +391,13 @@ func (m *Memory) unknown(ids []string, fs []*fleet) ([]string, []store.ProcessKe
 		for _, c := range fs[i].kept {
 			switch c.Kind {
 			case store.SessionPut, store.SessionSeats:
-				if !seenS[c.ID] && !m.sessions.Holds(c.ID) {
+				if !seenS[c.ID] && !m.sessions.HasSession(c.ID) {
 					sessions = append(sessions, c.ID)
 				}
 				seenS[c.ID] = true
 			case store.ProcessPut:
 				k := store.ProcessKey{FleetID: c.Process.FleetID, ComputeName: c.Process.ComputeName, PID: c.Process.PID}
-				if !seenP[k] && !m.procs.Holds(k) {
+				if !seenP[k] && !m.procs.HasProcess(k) {
 					procs = append(procs, k)
 				}
 				seenP[k] = true

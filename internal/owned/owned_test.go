@@ -201,7 +201,7 @@ func TestOutOfOrderCommitsKeepTheNewest(t *testing.T) {
 	if err := <-older; err != nil {
 		t.Fatal(err)
 	}
-	if n.l.Holds(s.ID) {
+	if n.l.HasSession(s.ID) {
 		t.Error("an older write of a session that ended brought it back")
 	}
 
@@ -251,7 +251,7 @@ func TestOutOfOrderCommitsKeepTheNewest(t *testing.T) {
 	if err := <-older; err != nil {
 		t.Fatal(err)
 	}
-	if n.fs.Holds(store.ProcessKey{FleetID: fleet, ComputeName: "c1", PID: "pid-1"}) {
+	if n.fs.HasProcess(store.ProcessKey{FleetID: fleet, ComputeName: "c1", PID: "pid-1"}) {
 		t.Error("an older write of a process that ended brought it back")
 	}
 	ownedtest.Check(n.t, n.db, n.mem, fleet)
@@ -280,7 +280,7 @@ func TestLoadIgnoresChangesOlderThanItsSnapshot(t *testing.T) {
 	// The node loses the fleet (its memory drops it) but still writes it:
 	// the store still names it the owner.
 	n.mem.Lose(fleet)
-	for deadline := time.Now().Add(10 * time.Second); n.l.Holds(s.ID); time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); n.l.HasSession(s.ID); time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the lost fleet was never dropped")
 		}
@@ -306,7 +306,7 @@ func TestLoadIgnoresChangesOlderThanItsSnapshot(t *testing.T) {
 	if err := <-older; err != nil {
 		t.Fatal(err)
 	}
-	if n.l.Holds(s.ID) {
+	if n.l.HasSession(s.ID) {
 		t.Error("a change older than the load's snapshot brought back a session that ended")
 	}
 	ownedtest.Check(n.t, n.db, n.mem, fleet)
