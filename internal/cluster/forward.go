@@ -47,10 +47,12 @@ type Local interface {
 }
 
 // Handler serves the internal listener: signed pushes and disconnects for
-// processes connected here. Unsigned, stale, replayed or forged requests
-// are refused with 401 and logged (without their content).
-func Handler(v *Verifier, local Local, log *slog.Logger) http.Handler {
+// processes connected here, and requests relayed to this node (relays).
+// Unsigned, stale, replayed or forged requests are refused with 401 and
+// logged (without their content).
+func Handler(v *Verifier, local Local, relays Relays, log *slog.Logger) http.Handler {
 	mux := http.NewServeMux()
+	relays.mount(mux, v, log)
 	mux.HandleFunc("POST "+PushPath, func(w http.ResponseWriter, r *http.Request) {
 		m, ok := readSigned(w, r, v, log)
 		if !ok {
@@ -144,6 +146,7 @@ var ErrPeerDown = errors.New("node did not answer moments ago; not tried")
 type Client struct {
 	secret  []byte
 	http    *http.Client
+	relay   *http.Client // relayed API calls (relay.go)
 	now     func() time.Time
 	timeout time.Duration
 
@@ -160,7 +163,8 @@ func newClient(secret []byte, now func() time.Time, timeout time.Duration) *Clie
 	if now == nil {
 		now = time.Now
 	}
-	return &Client{secret: secret, now: now, timeout: timeout, http: &http.Client{Timeout: timeout}, down: map[string]time.Time{}}
+	return &Client{secret: secret, now: now, timeout: timeout, http: &http.Client{Timeout: timeout}, relay: relayClient(timeout),
+		down: map[string]time.Time{}}
 }
 
 // skip reports whether base failed moments ago.
