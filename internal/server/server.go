@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -129,9 +130,14 @@ type Server struct {
 	tlsLn  net.Listener
 	http   *http.Server
 	procs  *processes
-	// nodeLn and nodeHTTP serve other nodes' forwarded pushes (cluster.go).
+	// nodeLn and nodeHTTP serve other nodes' forwarded pushes and
+	// relayed requests (cluster.go).
 	nodeLn   net.Listener
 	nodeHTTP *http.Server
+	// router says which node owns each fleet (nil: everything is served
+	// here); pipes are the process connections relayed to other nodes.
+	router atomic.Pointer[cluster.Router]
+	pipes  *pipes
 
 	gateway    *gateway.Gateway
 	playerLn   net.Listener
@@ -200,7 +206,7 @@ func openStore(ctx context.Context, cfg Config) (store.Store, error) {
 }
 
 func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring) (*Server, error) {
-	s := &Server{cfg: cfg, store: st, limits: cfg.Limits.withDefaults(), keys: keys}
+	s := &Server{cfg: cfg, store: st, limits: cfg.Limits.withDefaults(), keys: keys, pipes: newPipes()}
 	tlsCfg, err := s.tlsConfig()
 	if err != nil {
 		return nil, err
@@ -221,7 +227,7 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 		s.tlsLn = tls.NewListener(s.limit(s.tlsLn, "TLS"), tlsCfg)
 	}
 	s.procs = &processes{log: cfg.Log, hint: cfg.RefusedProcessHint}
-	if err := s.startNodeListener(); err != nil {
+	if err := s.listenNode(); err != nil {
 		s.closeListeners()
 		return nil, err
 	}
@@ -271,16 +277,22 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 	if cfg.RateLimit.PerSecond > 0 || cfg.CredentialsFile != "" {
 		limiter = access.NewLimiter(cfg.RateLimit, cfg.Now)
 	}
+	var relay api.Relayer
+	if procs.fwd != nil {
+		relay = procs.fwd
+	}
 	s.api = api.New(s.svc, api.Options{
 		Verifier: &api.Verifier{Keys: keys, AnyCredentials: cfg.AnyCredentials, Region: signingRegion(cfg), Now: cfg.Now},
 		Log:      cfg.Log,
 		Observe:  s.obs.exporter.Observe,
 		Limiter:  limiter,
+		Relay:    relay,
 
 		UnauthenticatedBytes: s.limits.UnauthenticatedBodyBytes,
 	})
 	procs.hub = s.hub
 	s.svc.SetPusher(procs)
+	s.serveNode()
 	if err := s.checkPeers(ctx); err != nil {
 		s.closeListeners()
 		return nil, err
@@ -289,7 +301,7 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 		s.closeListeners()
 		return nil, fmt.Errorf("registering this node in the store: %w", err)
 	}
-	s.http = newHTTPServer(s.routes(), s.limits, cfg.Log)
+	s.http = newHTTPServer(s.routes(), api.MaxBodyBytes, s.limits, cfg.Log)
 	s.http.RegisterOnShutdown(s.events.Shutdown)
 	if err := s.startGateway(); err != nil {
 		s.closeListeners()
@@ -402,7 +414,7 @@ func (s *Server) routes() http.Handler {
 			return
 		}
 		if sdkserver.IsUpgrade(r) {
-			s.gate(capUpgrades(s.hub)).ServeHTTP(w, r)
+			s.gate(capUpgrades(http.HandlerFunc(s.processEndpoint))).ServeHTTP(w, r)
 			return
 		}
 		http.NotFound(w, r)
@@ -496,7 +508,8 @@ func (s *Server) close(ctx context.Context) error {
 			err = e
 		}
 	}
-	s.hub.Close() // processes see 1012 and reconnect elsewhere
+	s.pipes.close() // relayed processes see their connection end and reconnect
+	s.hub.Close()   // processes see 1012 and reconnect elsewhere
 	if s.nodeHTTP != nil {
 		s.nodeHTTP.Shutdown(ctx)
 	}
