@@ -287,7 +287,11 @@ func (c *Client) RelayAPI(w http.ResponseWriter, r *http.Request, body []byte, b
 	if cl != -1 {
 		cl = int64(len(body))
 	}
-	env, err := encodeAPI(&apiMeta{URI: r.RequestURI, Host: r.Host, Header: r.Header, ContentLength: cl, RemoteAddr: r.RemoteAddr}, body)
+	uri := r.RequestURI
+	if uri == "" {
+		uri = r.URL.RequestURI()
+	}
+	env, err := encodeAPI(&apiMeta{URI: uri, Host: r.Host, Header: r.Header, ContentLength: cl, RemoteAddr: r.RemoteAddr}, body)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/gamelift"
 	"github.com/aws/aws-sdk-go-v2/service/gamelift/types"
+	"github.com/coder/websocket"
 
 	"github.com/anylift/anylift/internal/access"
 	"github.com/anylift/anylift/internal/apitest"
@@ -76,15 +78,20 @@ func (n *relayNode) base() string { return "http://" + n.Server.NodeAddr() }
 // relayPair starts nodes A and B on one schema with the same node secret,
 // logging everything, with opts.
 func relayPair(t *testing.T, opts ...apitest.Option) (a, b *relayNode) {
+	return relayPairWith(t, opts, opts)
+}
+
+// relayPairWith is relayPair with options of each node.
+func relayPairWith(t *testing.T, optsA, optsB []apitest.Option) (a, b *relayNode) {
 	dsn := schema(t)
-	start := func() *relayNode {
+	start := func(opts []apitest.Option) *relayNode {
 		logs := &logBuffer{}
 		o := append([]apitest.Option{apitest.WithPostgres(dsn), withNodeListen(nodeSecret), func(c *server.Config) {
 			c.Log = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 		}}, opts...)
 		return &relayNode{Env: apitest.Start(t, o...), logs: logs}
 	}
-	return start(), start()
+	return start(optsA), start(optsB)
 }
 
 // route gives both nodes a static router on which fleets are owned by a.
@@ -474,4 +481,45 @@ func TestRelayedProcessesAreServedByTheOwner(t *testing.T) {
 		t.Errorf("ProcessEnding after reconnecting: %v", err)
 	}
 	noSecretsLogged(t, []*relayNode{a, b}, token)
+}
+
+// Relayed process connections count against the owner's WebSocket cap
+// (on its node listener): past it, the owner's 503 with Retry-After
+// reaches the process through the entry, before the handshake is checked.
+func TestRelayedProcessesCountAgainstTheOwnersCap(t *testing.T) {
+	a, b := relayPairWith(t, []apitest.Option{func(c *server.Config) { c.Limits.MaxWebSockets = 1 }}, nil)
+	fleet := apitest.AnywhereFleet(t, a.Client(), location, "capped-on-a")
+	token := apitest.RegisterCompute(t, a.Client(), fleet, location, "host-1", "10.0.0.1")
+	route(a, b, fleet)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	dial := func(pid string) (*websocket.Conn, *http.Response, error) {
+		q := url.Values{"pID": {pid}, "ComputeId": {"host-1"}, "FleetId": {fleet}, "Authorization": {token}, "sdkVersion": {"5.6.0"}, "sdkLanguage": {"Go"}}
+		return websocket.Dial(ctx, "ws://"+b.Server.Addr()+"/?"+q.Encode(), nil)
+	}
+	first, _, err := dial("p-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.CloseNow()
+	// The owner counts the connection as upgraded once its handler has
+	// taken it over, just after the 101 left.
+	waitUntil(t, "A to count the first connection", func() bool { return a.Server.ListenerStats("node").Upgraded == 1 })
+	_, resp, err := dial("p-2")
+	if err == nil || resp == nil || resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("past the owner's cap: %v %v", resp, err)
+	}
+	if st := a.Server.ListenerStats("node"); st.Upgraded != 1 || st.RefusedWebSockets != 1 {
+		t.Errorf("A's node listener: %+v", st)
+	}
+	if st := b.Server.ListenerStats("API"); st.Upgraded != 1 {
+		t.Errorf("B's API listener: %+v", st)
+	}
+	// A handshake the owner refuses (a bad token) is refused as directly.
+	q := url.Values{"pID": {"p-3"}, "ComputeId": {"host-1"}, "FleetId": {fleet}, "Authorization": {"not-a-token"}}
+	first.CloseNow()
+	waitUntil(t, "the first connection to close", func() bool { return a.Server.ListenerStats("node").Upgraded == 0 })
+	if _, resp, err := websocket.Dial(ctx, "ws://"+b.Server.Addr()+"/?"+q.Encode(), nil); err == nil || resp == nil || resp.StatusCode != http.StatusForbidden {
+		t.Errorf("a bad token through B: %v %v", resp, err)
+	}
 }
