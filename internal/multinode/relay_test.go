@@ -464,8 +464,13 @@ func TestRelayedProcessesAreServedByTheOwner(t *testing.T) {
 			t.Errorf("%s was sent to %s, want B at %s", pid, got, b.Server.Addr())
 		}
 	}
+	// Each SDK closes its old connection (1000) once the new one is its
+	// own; A serves both ends of the move.
 	waitUntil(t, "the refreshed-away connections to close", func() bool {
-		return a.Server.ListenerStats("node").Upgraded == 2 && b.Server.ListenerStats("API").Upgraded == 2
+		logs := a.logs.String()
+		return strings.Contains(logs, `msg="process connection closed" pid=p-plain code=1000`) &&
+			strings.Contains(logs, `msg="process connection closed" pid=p-tls code=1000`) &&
+			a.Server.ListenerStats("node").Upgraded == 2 && b.Server.ListenerStats("API").Upgraded == 2
 	})
 
 	// A lets the fleet go: the connections close and the SDKs come back.
