@@ -214,12 +214,10 @@ func (c *Client) send(ctx context.Context, base, path string, m message) (bool, 
 		return false, err
 	}
 	url := base + path
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	req, err := c.signedPost(ctx, url, "application/json", body)
 	if err != nil {
 		return false, err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	sign(req, c.secret, c.now(), body)
 	resp, err := c.http.Do(req)
 	c.mark(base, err == nil || errors.Is(ctx.Err(), context.Canceled)) // a caller that gave up blames no one
 	if err != nil {
@@ -237,6 +235,17 @@ func (c *Client) send(ctx context.Context, base, path string, m message) (bool, 
 	return r.Delivered, nil
 }
 
+// signedPost is a POST of body to url, signed.
+func (c *Client) signedPost(ctx context.Context, url, contentType string, body []byte) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", contentType)
+	sign(req, c.secret, c.now(), body)
+	return req, nil
+}
+
 // ErrRefused is returned by Ping when the other node refused this node's
 // signature: the nodes do not share one secret, or their clocks are
 // further apart than the signing window.
@@ -250,12 +259,10 @@ func (c *Client) Ping(ctx context.Context, base, from string) error {
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+PingPath, bytes.NewReader(body))
+	req, err := c.signedPost(ctx, base+PingPath, "application/json", body)
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	sign(req, c.secret, c.now(), body)
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return err

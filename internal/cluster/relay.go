@@ -297,12 +297,10 @@ func (c *Client) RelayAPI(w http.ResponseWriter, r *http.Request, body []byte, b
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), RelayTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+APIPath, bytes.NewReader(env))
+	req, err := c.signedPost(ctx, base+APIPath, "application/octet-stream", env)
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Content-Type", "application/octet-stream")
-	sign(req, c.secret, c.now(), env)
 	resp, err := c.relay.Do(req)
 	if err != nil {
 		c.mark(base, !isDial(err))

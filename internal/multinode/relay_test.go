@@ -26,6 +26,7 @@ import (
 	"github.com/anylift/anylift/internal/apitest"
 	nodes "github.com/anylift/anylift/internal/cluster"
 	"github.com/anylift/anylift/internal/control"
+	"github.com/anylift/anylift/internal/exectest"
 	model "github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/server"
 	"github.com/anylift/anylift/internal/store"
@@ -48,28 +49,10 @@ func (r *staticRouter) Route(fleet string) (string, bool) {
 	return base, false
 }
 
-// logBuffer keeps everything a node logs, as text.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // relayNode is one node of a pair sharing a PostgreSQL schema.
 type relayNode struct {
 	*apitest.Env
-	logs *logBuffer
+	logs *exectest.LogRecords
 }
 
 // base is the node's forwarding address.
@@ -85,9 +68,9 @@ func relayPair(t *testing.T, opts ...apitest.Option) (a, b *relayNode) {
 func relayPairWith(t *testing.T, optsA, optsB []apitest.Option) (a, b *relayNode) {
 	dsn := schema(t)
 	start := func(opts []apitest.Option) *relayNode {
-		logs := &logBuffer{}
+		logs := &exectest.LogRecords{}
 		o := append([]apitest.Option{apitest.WithPostgres(dsn), withNodeListen(nodeSecret), func(c *server.Config) {
-			c.Log = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+			c.Log = slog.New(logs)
 		}}, opts...)
 		return &relayNode{Env: apitest.Start(t, o...), logs: logs}
 	}
@@ -141,9 +124,8 @@ func answeredBy(t *testing.T, a, b *relayNode, op, code string, want int) {
 func noSecretsLogged(t *testing.T, nodes []*relayNode, tokens ...string) {
 	t.Helper()
 	for i, n := range nodes {
-		logs := n.logs.String()
 		for _, s := range append([]string{apitest.SecretKey, nodeSecret, "Signature="}, tokens...) {
-			if s != "" && strings.Contains(logs, s) {
+			if s != "" && n.logs.Contains(s) {
 				t.Errorf("node %d logged a secret (%.12s...)", i, s)
 			}
 		}
@@ -467,9 +449,10 @@ func TestRelayedProcessesAreServedByTheOwner(t *testing.T) {
 	// Each SDK closes its old connection (1000) once the new one is its
 	// own; A serves both ends of the move.
 	waitUntil(t, "the refreshed-away connections to close", func() bool {
-		logs := a.logs.String()
-		return strings.Contains(logs, `msg="process connection closed" pid=p-plain code=1000`) &&
-			strings.Contains(logs, `msg="process connection closed" pid=p-tls code=1000`) &&
+		closed := func(pid string) bool {
+			return a.logs.Has(map[string]string{"msg": "process connection closed", "pid": pid, "code": "1000"})
+		}
+		return closed("p-plain") && closed("p-tls") &&
 			a.Server.ListenerStats("node").Upgraded == 2 && b.Server.ListenerStats("API").Upgraded == 2
 	})
 
