@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -509,5 +510,72 @@ func TestRelayedProcessesCountAgainstTheOwnersCap(t *testing.T) {
 	waitUntil(t, "the first connection to close", func() bool { return a.Server.ListenerStats("node").Upgraded == 0 })
 	if _, resp, err := websocket.Dial(ctx, "ws://"+b.Server.Addr()+"/?"+q.Encode(), nil); err == nil || resp == nil || resp.StatusCode != http.StatusForbidden {
 		t.Errorf("a bad token through B: %v %v", resp, err)
+	}
+}
+
+// A relayed process connection outlives every HTTP deadline and
+// connection cap, on the entry's API listener and on the owner's node
+// listener: a quiet, healthy process stays connected.
+func TestRelayedProcessOutlivesHTTPLimits(t *testing.T) {
+	const short = time.Second
+	limits := func(c *server.Config) {
+		c.Limits = server.Limits{ReadHeaderTimeout: short, ReadTimeout: short, WriteTimeout: 2 * short, IdleTimeout: short, MaxConns: 2}
+	}
+	a, b := relayPair(t, limits)
+	fleet := apitest.AnywhereFleet(t, a.Client(), location, "limits-on-a")
+	token := apitest.RegisterCompute(t, a.Client(), fleet, location, "host-1", "10.0.0.1")
+	route(a, b, fleet)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	q := url.Values{"pID": {"p-1"}, "ComputeId": {"host-1"}, "FleetId": {fleet}, "Authorization": {token}, "sdkVersion": {"5.6.0"}, "sdkLanguage": {"Go"}}
+	ws, _, err := websocket.Dial(ctx, "ws://"+b.Server.Addr()+"/?"+q.Encode(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.CloseNow()
+	exchange := func(frame string) {
+		t.Helper()
+		if err := ws.Write(ctx, websocket.MessageText, []byte(frame)); err != nil {
+			t.Fatal(err)
+		}
+		if _, got, err := ws.Read(ctx); err != nil || !strings.Contains(string(got), `"StatusCode":200`) {
+			t.Fatalf("%s answered %s %v", frame, got, err)
+		}
+	}
+	exchange(`{"Action":"ActivateServerProcess","RequestId":"r1","SdkVersion":"5.6.0","SdkLanguage":"Go","Port":7777,"LogPaths":[]}`)
+	for _, addr := range []string{a.Server.NodeAddr(), b.Server.Addr()} {
+		// A stalled request is cut: more than every HTTP deadline passes.
+		stalled, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stalled.Write([]byte("GET / HTTP/1.1\r\n"))
+		stalled.SetReadDeadline(time.Now().Add(20 * time.Second))
+		if _, err := io.ReadAll(stalled); err != nil {
+			t.Fatalf("a stalled request on %s was not cut: %v", addr, err)
+		}
+		stalled.Close()
+		// Idle connections beyond the cap evict each other, not the
+		// process's.
+		var idle []net.Conn
+		for range 4 {
+			c, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			idle = append(idle, c)
+		}
+		idle[0].SetReadDeadline(time.Now().Add(20 * time.Second))
+		if _, err := io.ReadAll(idle[0]); err != nil {
+			t.Fatalf("the oldest idle connection on %s stayed: %v", addr, err)
+		}
+	}
+	exchange(`{"Action":"HeartbeatServerProcess","RequestId":"r2","HealthStatus":true}`)
+	if st := a.Server.ListenerStats("node"); st.Upgraded != 1 || st.Open > 2 {
+		t.Errorf("A's node listener: %+v", st)
+	}
+	if st := b.Server.ListenerStats("API"); st.Upgraded != 1 || st.Open > 2 {
+		t.Errorf("B's API listener: %+v", st)
 	}
 }
