@@ -496,6 +496,13 @@ func (s *Server) Close(ctx context.Context) error {
 
 func (s *Server) close(ctx context.Context) error {
 	drainCtx, cancelDrain := context.WithTimeout(ctx, s.drainTimeout())
+	if s.owners != nil {
+		// Fleets first: the processes drained next reconnect through
+		// nodes that send them to the fleets' new owners.
+		if err := s.svc.HandOffFleets(drainCtx); err != nil {
+			s.cfg.Log.Warn("handing fleets to other nodes", "err", err)
+		}
+	}
 	s.drain(drainCtx)
 	cancelDrain()
 	err := s.http.Shutdown(ctx)
