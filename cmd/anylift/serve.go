@@ -56,6 +56,7 @@ func serveFlags(fs *flag.FlagSet) func(logTo io.Writer) (server.Config, error) {
 	nodeID := fs.String("node-id", "", "this node's id in the store (default: random at each start)")
 	nodeTTL := fs.Duration("node-ttl", 10*time.Second, "how old a node's heartbeat must be for other nodes to treat it as dead")
 	drainTimeout := fs.Duration("drain-timeout", 10*time.Second, "how long a stopping node waits for its processes to move to other nodes")
+	fleetOwnership := fs.Bool("fleet-ownership", false, "several nodes: each fleet is owned by one node, which alone writes it (being built; docs/several-nodes.md)")
 	ev := eventFlags(fs)
 	player := playerFlags(fs)
 	metricsRetention := fs.Duration("metrics-retention", 14*24*time.Hour, "how long the per-minute metric history behind the console's graphs is kept")
@@ -120,7 +121,7 @@ func serveFlags(fs *flag.FlagSet) func(logTo io.Writer) (server.Config, error) {
 			PlayerListen:         playerListen,
 			Player:               playerCfg,
 			NodeListen:           *nodeListen, NodeAdvertise: *nodeAdvertise, NodeSecret: *nodeSecret, NodeID: *nodeID,
-			NodeTTL: *nodeTTL, DrainTimeout: *drainTimeout,
+			NodeTTL: *nodeTTL, DrainTimeout: *drainTimeout, FleetOwnership: *fleetOwnership,
 			Limits:              lim,
 			AllowFaultInjection: *allowFaults,
 		}, nil

@@ -51,7 +51,8 @@ func (s *Service) NodeID() string { return s.cfg.NodeID }
 // held by a node the store does not know yet.
 func (s *Service) BeatNode(ctx context.Context) error {
 	s.node.mu.Lock()
-	n := &store.Node{ID: s.cfg.NodeID, Address: s.cfg.NodeAddress, Started: s.node.started, Draining: s.node.draining}
+	n := &store.Node{ID: s.cfg.NodeID, Address: s.cfg.NodeAddress, Started: s.node.started, Draining: s.node.draining,
+		OwnsFleets: s.owners != nil}
 	s.node.mu.Unlock()
 	ctx, cancel := context.WithTimeout(ctx, beatTimeout)
 	defer cancel()
@@ -91,7 +92,10 @@ func (s *Service) JoinCluster(ctx context.Context) error {
 	if n > 0 {
 		s.log.Info("server processes held by this node before it restarted marked disconnected", "node", s.cfg.NodeID, "processes", n)
 	}
-	return s.BeatNode(ctx)
+	if err := s.BeatNode(ctx); err != nil {
+		return err
+	}
+	return s.AssignFleets(ctx)
 }
 
 // StoreReachable reports whether the last heartbeat reached the store and
@@ -126,6 +130,9 @@ func (s *Service) Draining() bool {
 // LeaveCluster removes this node's record on a clean shutdown, so the
 // processes it still holds are orphaned at once rather than after NodeTTL.
 func (s *Service) LeaveCluster(ctx context.Context) error {
+	if err := s.HandOffFleets(ctx); err != nil {
+		s.log.Warn("handing fleets to other nodes", "err", err)
+	}
 	return s.update(ctx, func(tx store.Tx) error { return tx.DeleteNode(s.cfg.NodeID) })
 }
 

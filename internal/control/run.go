@@ -15,8 +15,14 @@ const tick = time.Second
 // reservations after an outage, say) must never make the node look dead
 // to the others, nor make it refuse traffic for a stale heartbeat.
 func (s *Service) Run(ctx context.Context) {
-	done := make(chan struct{}, 2)
-	defer func() { <-done; <-done }()
+	done := make(chan struct{}, 3)
+	defer func() { <-done; <-done; <-done }()
+	go func() {
+		defer func() { done <- struct{}{} }()
+		if s.owners != nil {
+			every(ctx, func() { s.logSweep(ctx, s.AssignFleets(ctx)) })
+		}
+	}()
 	go func() {
 		defer func() { done <- struct{}{} }()
 		s.runPlacer(ctx)
@@ -46,6 +52,7 @@ func every(ctx context.Context, f func()) {
 // service clock's now.
 func (s *Service) Sweep(ctx context.Context) {
 	s.logSweep(ctx, s.BeatNode(ctx))
+	s.logSweep(ctx, s.AssignFleets(ctx))
 	s.sweepTimers(ctx)
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/owners"
 	"github.com/anylift/anylift/internal/store"
 )
 
@@ -137,6 +138,11 @@ type Service struct {
 	hosts Hosts
 	// fx is fault injection's state; nil when it is off (faults.go).
 	fx *faultState
+	// owners is this node's view of fleet ownership; nil when the node
+	// does not take part in it (owners.go).
+	owners *owners.Map
+	// ownerWake wakes the placer of another fleet's owner (owners.go).
+	ownerWake func(fleetID string)
 }
 
 // New returns a Service over st. now is the clock (time.Now when nil).

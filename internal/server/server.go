@@ -27,6 +27,7 @@ import (
 	"github.com/anylift/anylift/internal/extapi"
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/gateway"
+	"github.com/anylift/anylift/internal/owners"
 	"github.com/anylift/anylift/internal/sdkserver"
 	"github.com/anylift/anylift/internal/store"
 	"github.com/anylift/anylift/internal/store/postgres"
@@ -104,6 +105,9 @@ type Config struct {
 	// hand-over of processes at shutdown (10 s).
 	NodeListen, NodeAdvertise, NodeSecret, NodeID string
 	NodeTTL, DrainTimeout                         time.Duration
+	// FleetOwnership makes the node take part in fleet ownership on
+	// PostgreSQL (ownership.go).
+	FleetOwnership bool
 
 	// Limits bound every listener (limits.go); zero members take defaults.
 	Limits Limits
@@ -119,7 +123,10 @@ type Config struct {
 
 // Server is a running Anylift service.
 type Server struct {
-	cfg    Config
+	cfg Config
+	// owners is the node's view of fleet ownership; nil when it takes no
+	// part (ownership.go).
+	owners *owners.Map
 	store  store.Store
 	svc    *control.Service
 	api    *api.Handler
@@ -262,6 +269,7 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 		s.closeListeners()
 		return nil, err
 	}
+	s.startOwnership()
 	if cfg.AnyCredentials {
 		cfg.Log.Warn("INSECURE: --insecure-any-credentials is set; any well-formed signature from any access key is accepted. Use this for local development only.")
 	}
@@ -500,6 +508,13 @@ func (s *Server) Close(ctx context.Context) error {
 
 func (s *Server) close(ctx context.Context) error {
 	drainCtx, cancelDrain := context.WithTimeout(ctx, s.drainTimeout())
+	if s.owners != nil {
+		// Fleets first: the processes drained next reconnect through
+		// nodes that send them to the fleets' new owners.
+		if err := s.svc.HandOffFleets(drainCtx); err != nil {
+			s.cfg.Log.Warn("handing fleets to other nodes", "err", err)
+		}
+	}
 	s.drain(drainCtx)
 	cancelDrain()
 	err := s.http.Shutdown(ctx)

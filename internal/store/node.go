@@ -17,6 +17,9 @@ type Node struct {
 	// Heartbeat is the node's last heartbeat by the database's clock:
 	// two readings of a live node differ within a tick or two.
 	Heartbeat time.Time
+	// OwnsFleets reports that the node takes part in fleet ownership
+	// (FleetOwnerTx); a node of an older version does not.
+	OwnsFleets bool
 }
 
 // ProcessKey names a server process.
@@ -51,6 +54,7 @@ type NodeTx interface {
 	// holding node's heartbeat is ttl old or more, or which is gone.
 	OrphanedProcesses(ttl time.Duration, max int) ([]ProcessKey, error)
 	NodeRepairTx
+	FleetOwnerTx
 }
 
 // Holding is one process's holder record.

@@ -19,3 +19,29 @@ func (e *NotOwner) Error() string {
 	}
 	return fmt.Sprintf("fleet %s is owned by node %s", e.FleetID, e.NodeID)
 }
+
+// FleetOwner is a fleet's lease: the node that owns it and the lease's
+// epoch, which grows by one each time the lease moves. A fleet that no
+// node has owned yet has NodeID "" and Epoch 0.
+type FleetOwner struct {
+	FleetID string
+	NodeID  string
+	Epoch   int64
+	// Gone reports a lease whose fleet no longer exists (FleetOwners).
+	Gone bool
+}
+
+// FleetOwnerTx keeps the fleets' leases (several nodes on PostgreSQL).
+type FleetOwnerTx interface {
+	// FleetOwners returns every fleet with its lease, by fleet id, and
+	// the leases of fleets that no longer exist.
+	FleetOwners() ([]FleetOwner, error)
+	// MoveFleet gives fleet from.FleetID's lease to node to with the next
+	// epoch, provided it is still held as from says (from.NodeID "": no
+	// node holds it), and returns the new lease and whether it moved. It
+	// waits for the fleet's writes in flight to end, and every write the
+	// old holder makes after it is refused.
+	MoveFleet(from FleetOwner, to string) (FleetOwner, bool, error)
+	// DropFleetOwner removes the lease of a fleet that no longer exists.
+	DropFleetOwner(fleetID string) error
+}

@@ -61,6 +61,9 @@ type DB struct {
 	commitMu sync.Mutex
 	// free answers claims of free processes when set (freeprocs.go).
 	free store.LiveProcesses
+	// owners, when set, is this node's view of the fleets it owns, which
+	// every write for a fleet is checked against (owners.go).
+	owners atomic.Pointer[Owners]
 	// counts answers the fleet metrics' count of live sessions when set
 	// (SetLiveSessionCounts).
 	counts store.LiveSessionCounts
@@ -252,6 +255,8 @@ type Tx struct {
 	// processes those jobs wrote (freeprocs.go).
 	takes, batchTakes []*game.Process
 	written           map[store.ProcessKey]bool
+	// fenced lists the fleets this transaction has checked it owns.
+	fenced []string
 }
 
 // stmt returns q prepared for this transaction, or nil the first times

@@ -23,6 +23,9 @@ func (t *Tx) InsertFleet(f *game.Fleet) error {
 	if err := t.putFleetLocations(f); err != nil {
 		return err
 	}
+	if err := t.ownNewFleet(f.ID); err != nil {
+		return err
+	}
 	t.note(store.Change{Kind: store.FleetPut, ID: f.ID})
 	return nil
 }
@@ -53,6 +56,9 @@ func (t *Tx) GetFleet(id string) (*game.Fleet, error) {
 }
 
 func (t *Tx) UpdateFleet(f *game.Fleet) error {
+	if err := t.fence(f.ID); err != nil {
+		return err
+	}
 	doc, err := json.Marshal(f)
 	if err != nil {
 		return err
@@ -68,6 +74,9 @@ func (t *Tx) UpdateFleet(f *game.Fleet) error {
 }
 
 func (t *Tx) DeleteFleet(id string) error {
+	if err := t.fence(id); err != nil {
+		return err
+	}
 	res, err := t.exec(`DELETE FROM fleets WHERE id = ?`, id)
 	if err != nil {
 		return err
@@ -76,6 +85,9 @@ func (t *Tx) DeleteFleet(id string) error {
 		return game.Errorf(game.NotFound, "fleet %s not found", id)
 	}
 	if _, err = t.exec(`DELETE FROM fleet_locations WHERE fleet_id = ?`, id); err != nil {
+		return err
+	}
+	if err := t.DropFleetOwner(id); err != nil {
 		return err
 	}
 	t.note(store.Change{Kind: store.FleetDelete, ID: id})

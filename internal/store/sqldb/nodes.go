@@ -19,13 +19,14 @@ func (t *Tx) dbNow() string {
 
 func (t *Tx) BeatNode(n *store.Node) error {
 	now := t.dbNow()
-	_, err := t.exec(`INSERT INTO nodes (id, address, started, heartbeat, draining) VALUES (?, ?, ?, `+now+`, ?)
-		ON CONFLICT (id) DO UPDATE SET address = excluded.address, heartbeat = excluded.heartbeat, draining = excluded.draining`,
-		n.ID, n.Address, store.Millis(n.Started), flag(n.Draining))
+	_, err := t.exec(`INSERT INTO nodes (id, address, started, heartbeat, draining, owns_fleets) VALUES (?, ?, ?, `+now+`, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET address = excluded.address, heartbeat = excluded.heartbeat, draining = excluded.draining,
+		owns_fleets = excluded.owns_fleets`,
+		n.ID, n.Address, store.Millis(n.Started), flag(n.Draining), flag(n.OwnsFleets))
 	return err
 }
 
-const nodeColumns = `id, address, started, draining, heartbeat, `
+const nodeColumns = `id, address, started, draining, owns_fleets, heartbeat, `
 
 func (t *Tx) nodeAlive() string {
 	return `CASE WHEN heartbeat > ` + t.dbNow() + ` - ? THEN 1 ELSE 0 END`
@@ -34,11 +35,12 @@ func (t *Tx) nodeAlive() string {
 func scanNode(sc interface{ Scan(...any) error }) (*store.Node, error) {
 	var n store.Node
 	var started, beat int64
-	var draining, alive int
-	if err := sc.Scan(&n.ID, &n.Address, &started, &draining, &beat, &alive); err != nil {
+	var draining, owns, alive int
+	if err := sc.Scan(&n.ID, &n.Address, &started, &draining, &owns, &beat, &alive); err != nil {
 		return nil, err
 	}
 	n.Started, n.Draining, n.Alive, n.Heartbeat = store.FromMillis(started), draining == 1, alive == 1, store.FromMillis(beat)
+	n.OwnsFleets = owns == 1
 	return &n, nil
 }
 
@@ -96,11 +98,12 @@ func (t *Tx) ProcessHolder(k store.ProcessKey) (string, error) {
 }
 
 func (t *Tx) OrphanedProcesses(ttl time.Duration, max int) ([]store.ProcessKey, error) {
+	owned, ownedArgs := t.ownedOnly("h.fleet_id")
 	rows, err := t.query(`SELECT h.fleet_id, h.compute, h.pid FROM process_holders h
 		JOIN processes p ON p.fleet_id = h.fleet_id AND p.compute = h.compute AND p.pid = h.pid
 		LEFT JOIN nodes n ON n.id = h.node_id
-		WHERE p.connected = 1 AND p.status <> 'TERMINATED' AND (n.id IS NULL OR n.heartbeat <= `+t.dbNow()+` - ?)
-		ORDER BY h.fleet_id, h.compute, h.pid LIMIT ?`, ttl.Milliseconds(), max)
+		WHERE p.connected = 1 AND p.status <> 'TERMINATED' AND (n.id IS NULL OR n.heartbeat <= `+t.dbNow()+` - ?)`+owned+`
+		ORDER BY h.fleet_id, h.compute, h.pid LIMIT ?`, append(append([]any{ttl.Milliseconds()}, ownedArgs...), max)...)
 	if err != nil {
 		return nil, err
 	}
@@ -137,10 +140,11 @@ func scanKeys(rows interface {
 }
 
 func (t *Tx) StrandedProcesses(nodeID string, max int) ([]store.ProcessKey, error) {
+	owned, ownedArgs := t.ownedOnly("h.fleet_id")
 	rows, err := t.query(`SELECT h.fleet_id, h.compute, h.pid FROM process_holders h
 		JOIN processes p ON p.fleet_id = h.fleet_id AND p.compute = h.compute AND p.pid = h.pid
-		WHERE h.node_id = ? AND p.connected = 0 AND p.status <> 'TERMINATED'
-		ORDER BY h.fleet_id, h.compute, h.pid LIMIT ?`, nodeID, max)
+		WHERE h.node_id = ? AND p.connected = 0 AND p.status <> 'TERMINATED'`+owned+`
+		ORDER BY h.fleet_id, h.compute, h.pid LIMIT ?`, append(append([]any{nodeID}, ownedArgs...), max)...)
 	if err != nil {
 		return nil, err
 	}

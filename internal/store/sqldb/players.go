@@ -37,6 +37,9 @@ func (t *Tx) ReserveSeats(gameSessionID string, ps []*game.PlayerSession, expire
 	if len(ps) == 0 {
 		return nil
 	}
+	if err := t.fenceSession(gameSessionID); err != nil {
+		return err
+	}
 	at := ps[0].CreationTime
 	if _, err := t.expireSession(gameSessionID, expireBefore, at); err != nil {
 		return err
@@ -99,6 +102,9 @@ func (t *Tx) expireSession(gameSessionID string, cutoff, at time.Time) (int, err
 
 // freeSeats gives n seats of a game session back.
 func (t *Tx) freeSeats(gameSessionID string, n int) error {
+	if err := t.fenceSession(gameSessionID); err != nil {
+		return err
+	}
 	var cur int
 	err := t.queryRow(`UPDATE game_sessions SET cur_players = cur_players - ? WHERE id = ? RETURNING cur_players`,
 		n, gameSessionID).Scan(&cur)
@@ -212,10 +218,11 @@ func (t *Tx) SetPlayerSessionStatus(id, status string, at time.Time) (*game.Play
 }
 
 func (t *Tx) ExpireReservations(cutoff, at time.Time, max int) (int, error) {
+	owned, ownedArgs := t.ownedOnly(sessionFleet)
 	rows, err := t.query(`UPDATE player_sessions SET status = 'TIMEDOUT', ended = ?
-		WHERE id IN (SELECT id FROM player_sessions WHERE status = 'RESERVED' AND created <= ? ORDER BY created LIMIT ?)
+		WHERE id IN (SELECT id FROM player_sessions WHERE status = 'RESERVED' AND created <= ?`+owned+` ORDER BY created LIMIT ?)
 		AND status = 'RESERVED'
-		RETURNING game_session_id`, store.Millis(at), store.Millis(cutoff), max)
+		RETURNING game_session_id`, append(append([]any{store.Millis(at), store.Millis(cutoff)}, ownedArgs...), max)...)
 	if err != nil {
 		return 0, err
 	}

@@ -20,6 +20,9 @@ func flag(b bool) int {
 }
 
 func (t *Tx) PutProcess(p *game.Process) error {
+	if err := t.fence(p.FleetID); err != nil {
+		return err
+	}
 	doc, err := json.Marshal(p)
 	if err != nil {
 		return err
@@ -73,6 +76,9 @@ func (t *Tx) GetProcess(fleetID, computeName, pid string) (*game.Process, error)
 // scanProcess lays over the doc), so a claim writes one column, not the
 // whole record, and decodes one doc.
 func (t *Tx) ClaimFreeProcess(fleetID, location, gameSessionID string, maxActivating int) (*game.Process, error) {
+	if err := t.fence(fleetID); err != nil {
+		return nil, err
+	}
 	if t.db.free != nil {
 		return t.claimFromMemory(fleetID, location, gameSessionID, maxActivating)
 	}
@@ -227,12 +233,13 @@ func (t *Tx) ListProcesses(fleetID, status string, p store.Page) ([]*game.Proces
 }
 
 func (t *Tx) StaleProcesses(lostBefore, unhealthyBefore, refreshBefore time.Time, max int) ([]*game.Process, error) {
+	owned, ownedArgs := t.ownedOnly("fleet_id")
 	return t.queryProcesses(`SELECT doc, game_session_id FROM processes WHERE status <> 'TERMINATED' AND (
 			(connected = 0 AND disconnected_at <= ?) OR
 			(status = 'ACTIVE' AND last_heartbeat <= ?) OR
-			(connected = 1 AND token_expires > 0 AND token_expires <= ?))
+			(connected = 1 AND token_expires > 0 AND token_expires <= ?))`+owned+`
 		ORDER BY created LIMIT ?`,
-		store.Millis(lostBefore), store.Millis(unhealthyBefore), store.Millis(refreshBefore), max)
+		append(append([]any{store.Millis(lostBefore), store.Millis(unhealthyBefore), store.Millis(refreshBefore)}, ownedArgs...), max)...)
 }
 
 // queryProcesses runs q, which selects a process's doc and

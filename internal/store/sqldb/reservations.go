@@ -15,6 +15,9 @@ func (t *Tx) AddReservations(gameSessionID string, ps []*game.PlayerSession) err
 	if len(ps) == 0 {
 		return nil
 	}
+	if err := t.fenceSession(gameSessionID); err != nil {
+		return err
+	}
 	var cur int
 	err := t.queryRow(`UPDATE game_sessions SET cur_players = cur_players + ?
 		WHERE id = ? AND status = 'ACTIVE' AND policy = 'ACCEPT_ALL' AND cur_players + ? <= max_players

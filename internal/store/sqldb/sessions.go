@@ -39,6 +39,9 @@ func scanSession(sc interface{ Scan(...any) error }) (int64, *game.GameSession, 
 }
 
 func (t *Tx) InsertGameSession(s *game.GameSession) error {
+	if err := t.fence(s.FleetID); err != nil {
+		return err
+	}
 	doc, err := json.Marshal(s)
 	if err != nil {
 		return err
@@ -100,6 +103,9 @@ func (t *Tx) FindGameSession(fleetID, idString string) (*game.GameSession, error
 }
 
 func (t *Tx) UpdateGameSession(s *game.GameSession) error {
+	if err := t.fence(s.FleetID); err != nil {
+		return err
+	}
 	doc, err := json.Marshal(s)
 	if err != nil {
 		return err
@@ -247,7 +253,9 @@ func (t *Tx) FleetUsage(fleetID string) ([]store.LocationUsage, error) {
 }
 
 func (t *Tx) ActivatingSince(before time.Time, max int) ([]*game.GameSession, error) {
+	owned, ownedArgs := t.ownedOnly("fleet_id")
 	list, _, err := t.sessionRows(`SELECT `+sessionColumns+`, created FROM game_sessions
-		WHERE status = 'ACTIVATING' AND created <= ? ORDER BY created, pk LIMIT ?`, store.Millis(before), max)
+		WHERE status = 'ACTIVATING' AND created <= ?`+owned+` ORDER BY created, pk LIMIT ?`,
+		append(append([]any{store.Millis(before)}, ownedArgs...), max)...)
 	return list, err
 }
