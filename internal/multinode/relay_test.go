@@ -579,3 +579,34 @@ func TestRelayedProcessOutlivesHTTPLimits(t *testing.T) {
 		t.Errorf("B's API listener: %+v", st)
 	}
 }
+
+// With fleet ownership and no router yet, a write sent to a node that
+// does not own the fleet is refused by the store's fence and relayed
+// once to the owner the refusal names, which makes it.
+func TestFencedWriteIsRelayedToTheOwner(t *testing.T) {
+	a, b := relayPair(t, withOwnership)
+	gl := a.Client()
+	var fleets []string
+	fleets = append(fleets, apitest.AnywhereFleet(t, gl, location, "f0"))
+	for i := 1; i < 8; i++ {
+		fleets = append(fleets, apitest.CreateAnywhereFleet(t, gl, location, "f"+strconv.Itoa(i)))
+	}
+	got := waitSettled(t, "two nodes", a.Env, a.Env, b.Env)
+	writes := map[*relayNode]int{}
+	for _, f := range fleets {
+		owner, other := a, b
+		if got[f].NodeID == b.Server.Service().NodeID() {
+			owner, other = b, a
+		}
+		r := other.CallJSON(t, "UpdateFleetAttributes", `{"FleetId":"`+f+`","Description":"via the other node"}`)
+		if r.Status != http.StatusOK {
+			t.Fatalf("fleet %s written through the node not owning it: %d %s", f, r.Status, r.Body)
+		}
+		writes[owner]++
+	}
+	for _, n := range []*relayNode{a, b} {
+		if got := n.answered(t, "UpdateFleetAttributes", "OK"); got != writes[n] {
+			t.Errorf("a node answered %d writes, owns the fleets of %d", got, writes[n])
+		}
+	}
+}
