@@ -117,7 +117,7 @@ func (h *Handler) fleetOf(ctx context.Context, in any) string {
 // the router (*relayTo) or by the store, which refused the write
 // (*store.NotOwner, nothing written). The request goes to that node once;
 // a request relayed here already, a fleet with no owner at the moment or
-// an owner that cannot be reached is answered 503, which clients retry.
+// an owner that cannot be reached is answered 500, which clients retry.
 // It reports whether err was one of those, and the code to count ("" when
 // the owner answered: the owner counts it).
 func (h *Handler) elsewhere(w http.ResponseWriter, r *http.Request, p wire.Protocol, op, reqID string, body []byte, err error) (code string, ok bool) {
@@ -144,7 +144,13 @@ func (h *Handler) elsewhere(w http.ResponseWriter, r *http.Request, p wire.Proto
 		}
 		h.log.Warn("relaying a request to its fleet's owner failed", "op", op, "request_id", reqID, "node", base, "err", err)
 	}
-	ae := unavailable("This node cannot serve the fleet now: the node owning it cannot be reached or is changing; retry.")
+	// 500, not 503: this node is well, one fleet has no reachable owner
+	// for a moment (until another node takes it over). A load balancer
+	// that takes a node out on 503 (as the nginx configuration of
+	// docs/several-nodes.md does) must not take this one out for it, and
+	// the AWS SDKs retry an InternalServiceException all the same.
+	ae := &authError{"InternalServiceException", http.StatusInternalServerError,
+		"This node cannot serve the fleet now: the node owning it cannot be reached or is changing; retry."}
 	h.writeUnavailable(w, p, reqID, ae)
 	return ae.code, true
 }

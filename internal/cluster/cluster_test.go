@@ -36,6 +36,8 @@ func (c *connected) PushLocal(p control.ProcessRef, msg sdkwire.Push) bool {
 	return true
 }
 
+func (c *connected) WakePlacer() {}
+
 func (c *connected) DisconnectLocal(p control.ProcessRef, reason string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -22,6 +22,7 @@ const (
 	PushPath       = "/node/v1/push"
 	DisconnectPath = "/node/v1/disconnect"
 	PingPath       = "/node/v1/ping"
+	WakePath       = "/node/v1/wake"
 )
 
 // maxBody bounds a forwarded request.
@@ -40,10 +41,12 @@ type reply struct {
 	Delivered bool `json:"Delivered"`
 }
 
-// Local delivers to the processes connected to this node only.
+// Local delivers to the processes connected to this node only, and wakes
+// this node's placer (a placement is this node's to place).
 type Local interface {
 	PushLocal(p control.ProcessRef, msg sdkwire.Push) bool
 	DisconnectLocal(p control.ProcessRef, reason string) bool
+	WakePlacer()
 }
 
 // Handler serves the internal listener: signed pushes and disconnects for
@@ -75,22 +78,36 @@ func Handler(v *Verifier, local Local, relays Relays, log *slog.Logger) http.Han
 		}
 	})
 	mux.HandleFunc("POST "+PingPath, func(w http.ResponseWriter, r *http.Request) {
-		if _, err := v.CheckHeaders(r); err != nil {
-			refuse(w, r, err, log)
-			return
+		if checkSmall(w, r, v, log) {
+			w.WriteHeader(http.StatusNoContent)
 		}
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 4096))
-		if err != nil {
-			http.Error(w, "body too large", http.StatusRequestEntityTooLarge)
-			return
+	})
+	mux.HandleFunc("POST "+WakePath, func(w http.ResponseWriter, r *http.Request) {
+		if checkSmall(w, r, v, log) {
+			local.WakePlacer()
+			w.WriteHeader(http.StatusNoContent)
 		}
-		if err := v.Verify(r, body); err != nil {
-			refuse(w, r, err, log)
-			return
-		}
-		w.WriteHeader(http.StatusNoContent)
 	})
 	return mux
+}
+
+// checkSmall checks the signature of a request whose body is small and
+// unused (a ping, a wake), and answers the request when it does not hold.
+func checkSmall(w http.ResponseWriter, r *http.Request, v *Verifier, log *slog.Logger) bool {
+	if _, err := v.CheckHeaders(r); err != nil {
+		refuse(w, r, err, log)
+		return false
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 4096))
+	if err != nil {
+		http.Error(w, "body too large", http.StatusRequestEntityTooLarge)
+		return false
+	}
+	if err := v.Verify(r, body); err != nil {
+		refuse(w, r, err, log)
+		return false
+	}
+	return true
 }
 
 // refuse answers a request whose signature does not hold with 401 and
@@ -276,4 +293,27 @@ func (c *Client) Ping(ctx context.Context, base, from string) error {
 		return fmt.Errorf("%w (%s)", ErrRefused, strings.TrimSpace(strings.TrimPrefix(string(b), "unauthorized: ")))
 	}
 	return fmt.Errorf("node %s answered %d: %s", base, resp.StatusCode, strings.TrimSpace(string(b)))
+}
+
+// Wake asks the node at base to run its placer: a placement waits for a
+// fleet that node owns.
+func (c *Client) Wake(ctx context.Context, base string) error {
+	if c.skip(base) {
+		return ErrPeerDown
+	}
+	req, err := c.signedPost(ctx, base+WakePath, "application/json", []byte("{}"))
+	if err != nil {
+		return err
+	}
+	resp, err := c.http.Do(req)
+	c.mark(base, err == nil || errors.Is(ctx.Err(), context.Canceled))
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		return fmt.Errorf("node %s answered %d: %s", base, resp.StatusCode, strings.TrimSpace(string(b)))
+	}
+	return nil
 }

@@ -96,7 +96,7 @@ func (s *Server) processEndpoint(w http.ResponseWriter, r *http.Request) {
 
 // relayProcess relays a process's connection to the node at base and
 // pipes it until either side closes or this server does; a relay that
-// could not be opened is answered 503, which the SDKs retry.
+// could not be opened is answered 500, which the SDKs retry.
 func (s *Server) relayProcess(w http.ResponseWriter, r *http.Request, base string) {
 	ctx, done, ok := s.pipes.begin()
 	if !ok {
@@ -107,8 +107,9 @@ func (s *Server) relayProcess(w http.ResponseWriter, r *http.Request, base strin
 	defer done()
 	if err := s.procs.fwd.RelayProcess(ctx, w, r, base); err != nil {
 		s.cfg.Log.Warn("relaying a process connection to its fleet's owner failed", "node", base, "remote", r.RemoteAddr, "err", err)
+		// 500, not 503: see api.Handler.elsewhere.
 		w.Header().Set("Retry-After", "1")
-		http.Error(w, "service unavailable: the node serving this fleet cannot be reached; retry", http.StatusServiceUnavailable)
+		http.Error(w, "the node serving this fleet cannot be reached; retry", http.StatusInternalServerError)
 	}
 }
 
@@ -171,6 +172,9 @@ func (s *Server) NodeAddr() string {
 func (b *processes) PushLocal(r control.ProcessRef, msg sdkwire.Push) bool {
 	return b.hub.Push(toProcess(r), msg)
 }
+
+// WakePlacer implements cluster.Local.
+func (b *processes) WakePlacer() { b.svc.WakePlacer() }
 
 // DisconnectLocal implements cluster.Local.
 func (b *processes) DisconnectLocal(r control.ProcessRef, reason string) bool {

@@ -131,7 +131,7 @@ func TestNotOwnerIsRelayedOnce(t *testing.T) {
 	}
 	for fleet, who := range map[string]*apitest.Env{orphan: b, moving: a} {
 		r := update(fleet)
-		if r.Status != http.StatusServiceUnavailable || r.ErrorType(t) != "InternalServiceException" || r.Header.Get("Retry-After") != "1" {
+		if r.Status != http.StatusInternalServerError || r.ErrorType(t) != "InternalServiceException" || r.Header.Get("Retry-After") != "1" {
 			t.Errorf("fleet %s: %d %v %s", fleet, r.Status, r.Header, r.Body)
 		}
 		if n := answered(t, who, "UpdateFleetAttributes", "InternalServiceException"); n != 1 {

@@ -127,6 +127,7 @@ type Server struct {
 	// owners is the node's view of fleet ownership; nil when it takes no
 	// part (ownership.go).
 	owners *owners.Map
+	waking sync.Map // node base URL → a wake of its placer is on its way
 	store  store.Store
 	svc    *control.Service
 	api    *api.Handler
@@ -269,7 +270,6 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 		s.closeListeners()
 		return nil, err
 	}
-	s.startOwnership()
 	if cfg.AnyCredentials {
 		cfg.Log.Warn("INSECURE: --insecure-any-credentials is set; any well-formed signature from any access key is accepted. Use this for local development only.")
 	}
@@ -300,6 +300,10 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 	})
 	procs.hub = s.hub
 	s.svc.SetPusher(procs)
+	if err := s.startOwnership(); err != nil {
+		s.closeListeners()
+		return nil, err
+	}
 	s.serveNode()
 	if err := s.checkPeers(ctx); err != nil {
 		s.closeListeners()
