@@ -46,7 +46,7 @@ func (s *Server) serveNode() {
 		return
 	}
 	v := cluster.NewVerifier([]byte(s.cfg.NodeSecret), 0, s.cfg.Now)
-	relays := cluster.Relays{API: s.gate(s.api), Process: s.gate(capUpgrades(s.hub))}
+	relays := cluster.Relays{API: s.gate(s.api), Process: s.gate(s.ownedOnly(capUpgrades(s.hub)))}
 	s.nodeHTTP = newHTTPServer(cluster.Handler(v, s.procs, relays, s.cfg.Log), cluster.MaxRelayBytes, s.limits, s.cfg.Log)
 	ln := s.nodeLn
 	s.wg.Add(1)
