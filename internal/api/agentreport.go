@@ -75,7 +75,7 @@ func (h *Handler) ServeAgentReport(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	if ae := h.admit(signed); ae != nil {
+	if ae := h.admit(r, signed); ae != nil {
 		fail(exception{ae.code, ae.status}, ae.message)
 		return
 	}

@@ -13,9 +13,11 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/anylift/anylift/internal/access"
+	"github.com/anylift/anylift/internal/cluster"
 	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/wire"
@@ -31,9 +33,9 @@ const (
 )
 
 // handler runs one operation on a raw body and returns its output shape.
-// authorize, when not nil, is asked whether the decoded and validated
-// input may go on (a key limited by a policy).
-type handler func(ctx context.Context, p wire.Protocol, body []byte, authorize func(in any) error) (any, error)
+// check, when not nil, is asked whether the decoded and validated input
+// may go on here (a key limited by a policy; a fleet another node owns).
+type handler func(ctx context.Context, p wire.Protocol, body []byte, check func(in any) error) (any, error)
 
 // Observer hears about every finished API request (for metrics).
 type Observer func(op string, code string, elapsed time.Duration)
@@ -49,6 +51,10 @@ type Handler struct {
 	unauth   *budget
 	limiter  *access.Limiter
 	account  game.Account
+	// relay and router send requests about fleets other nodes own to
+	// them (relay.go); nil: everything is served here.
+	relay  Relayer
+	router atomic.Pointer[cluster.Router]
 }
 
 // Options configure a Handler.
@@ -63,12 +69,16 @@ type Options struct {
 	// Limiter limits each key's requests once their signature is
 	// verified (nil: no limit).
 	Limiter *access.Limiter
+	// Relay carries requests to the node owning their fleet, once a
+	// router is set (SetRouter), and those the store refuses as owned by
+	// another node (nil: none are).
+	Relay Relayer
 }
 
 // New returns the API handler over svc.
 func New(svc *control.Service, o Options) *Handler {
 	h := &Handler{ops: operations(svc), svc: svc, verifier: o.Verifier, log: o.Log, observe: o.Observe, newID: game.NewUUID,
-		unauth: &budget{max: o.UnauthenticatedBytes}, limiter: o.Limiter, account: svc.Config().Account}
+		unauth: &budget{max: o.UnauthenticatedBytes}, limiter: o.Limiter, account: svc.Config().Account, relay: o.Relay}
 	if h.unauth.max <= 0 {
 		h.unauth.max = DefaultUnauthenticatedBytes
 	}
@@ -110,7 +120,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			code = "InternalServiceException"
 			h.writeError(w, p, reqID, exceptions[game.Internal], "An internal error occurred. Request ID: "+reqID)
 		}
-		if h.observe != nil && op != "" {
+		if h.observe != nil && op != "" && code != "" { // "": relayed, counted by the node that served it
 			h.observe(op, code, time.Since(start))
 		}
 	}()
@@ -119,8 +129,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, p, reqID, exception{err.code, err.status}, err.message)
 		return
 	}
-	out, err2 := h.serve(w, r, p, op, reqID)
+	out, body, err2 := h.serve(w, r, p, op, reqID)
 	if err2 != nil {
+		if c, ok := h.elsewhere(w, r, p, op, reqID, body, err2); ok {
+			code = c
+			return
+		}
 		var ae *authError
 		if errors.As(err2, &ae) {
 			code = ae.code
@@ -161,7 +175,9 @@ func (h *Handler) logFailure(r *http.Request, op, reqID string, err error) {
 	h.log.Error("operation failed", "op", op, "request_id", reqID, "err", err)
 }
 
-func (h *Handler) serve(w http.ResponseWriter, r *http.Request, p wire.Protocol, op, reqID string) (any, error) {
+// serve authenticates, decodes and runs the operation; it returns the
+// body read with the outcome, for a request to relay.
+func (h *Handler) serve(w http.ResponseWriter, r *http.Request, p wire.Protocol, op, reqID string) (any, []byte, error) {
 	signed, body, err := h.readBody(w, r, MaxBodyBytes)
 	if err != nil {
 		// The body was not read in full, and is not kept: the connection
@@ -176,29 +192,39 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, p wire.Protocol,
 				h.log.Info("authentication failed", "op", op, "request_id", reqID, "code", ae.code)
 			}
 		}
-		return nil, err
+		return nil, nil, err
 	}
-	if ae := h.admit(signed); ae != nil {
-		return nil, ae
+	if ae := h.admit(r, signed); ae != nil {
+		return nil, nil, ae
 	}
 	run, ok := h.ops[op]
 	if !ok {
 		if _, modeled := wire.OperationErrors[op]; modeled {
-			return nil, game.Errorf(game.InvalidRequest, "operation %s is not supported by this service", op)
+			return nil, nil, game.Errorf(game.InvalidRequest, "operation %s is not supported by this service", op)
 		}
-		return nil, &authError{"UnknownOperationException", http.StatusBadRequest, "unknown operation " + op}
+		return nil, nil, &authError{"UnknownOperationException", http.StatusBadRequest, "unknown operation " + op}
 	}
-	var authorize func(any) error
-	if signed.key != nil && signed.key.Policy != nil {
-		authorize = func(in any) error {
-			if ae := h.authorize(signed, op, in); ae != nil {
-				h.log.Info("access denied", "op", op, "request_id", reqID, "access_key_id", signed.accessKey)
-				return ae
+	// check, when not nil, vets the decoded input: the key's rights when
+	// a policy limits it, then whether another node owns its fleet.
+	var check func(any) error
+	limited := signed.key != nil && signed.key.Policy != nil
+	rt := h.routerFor(r)
+	if limited || rt != nil {
+		check = func(in any) error {
+			if limited {
+				if ae := h.authorize(signed, op, in); ae != nil {
+					h.log.Info("access denied", "op", op, "request_id", reqID, "access_key_id", signed.accessKey)
+					return ae
+				}
+			}
+			if rt != nil {
+				return h.owner(r.Context(), rt, in)
 			}
 			return nil
 		}
 	}
-	return run(r.Context(), p, body, authorize)
+	out, err := run(r.Context(), p, body, check)
+	return out, body, err
 }
 
 // routeError is a request that cannot be routed to an operation.
@@ -256,9 +282,9 @@ func (h *Handler) writeError(w http.ResponseWriter, p wire.Protocol, reqID strin
 }
 
 // op adapts an operation method to a handler: decode, normalize (the few
-// inputs that accept another spelling of an enum value), validate,
-// authorize (when the key has a policy: the resources come from the
-// input), call.
+// inputs that accept another spelling of an enum value), validate, check
+// (when the key has a policy, its rights over the resources the input
+// names; with a router, the node owning the input's fleet), call.
 func op[In any, Out any](fn func(context.Context, *In) (*Out, error)) handler {
 	return opIn(func(ctx context.Context, in *In, _ wire.Protocol) (*Out, error) { return fn(ctx, in) })
 }
@@ -266,7 +292,7 @@ func op[In any, Out any](fn func(context.Context, *In) (*Out, error)) handler {
 // opIn is op for an operation that answers in the caller's protocol
 // already (its output holds lists already encoded, wire.EncodedList).
 func opIn[In any, Out any](fn func(context.Context, *In, wire.Protocol) (*Out, error)) handler {
-	return func(ctx context.Context, p wire.Protocol, body []byte, authorize func(any) error) (any, error) {
+	return func(ctx context.Context, p wire.Protocol, body []byte, check func(any) error) (any, error) {
 		in := new(In)
 		if err := wire.Decode(p, body, in); err != nil {
 			return nil, game.Errorf(game.InvalidRequest, "%s", err.Error())
@@ -279,8 +305,8 @@ func opIn[In any, Out any](fn func(context.Context, *In, wire.Protocol) (*Out, e
 				return nil, game.Errorf(game.InvalidRequest, "%s", err.Error())
 			}
 		}
-		if authorize != nil {
-			if err := authorize(in); err != nil {
+		if check != nil {
+			if err := check(in); err != nil {
 				return nil, err
 			}
 		}

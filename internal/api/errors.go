@@ -70,7 +70,11 @@ func modeledFor(op string, ex exception) exception {
 // (its store is unreachable), and clients retry a 503 by themselves.
 func (h *Handler) Unavailable(w http.ResponseWriter, r *http.Request, message string) {
 	p, _, _ := route(r)
+	h.writeUnavailable(w, p, h.newID(), unavailable(message))
+}
+
+// writeUnavailable answers ae, a 503, with Retry-After.
+func (h *Handler) writeUnavailable(w http.ResponseWriter, p wire.Protocol, reqID string, ae *authError) {
 	w.Header().Set("Retry-After", "1")
-	ae := unavailable(message)
-	h.writeError(w, p, h.newID(), exception{ae.code, ae.status}, ae.message)
+	h.writeError(w, p, reqID, exception{ae.code, ae.status}, ae.message)
 }

@@ -32,7 +32,7 @@ func (h *Handler) ServeExtension(w http.ResponseWriter, r *http.Request) {
 	fail := func(ex exception, msg string) { h.writeError(w, wire.JSON, reqID, ex, msg) }
 	signed, body, err := h.readBody(w, r, extensionBodyBytes)
 	if err == nil {
-		if ae := h.admit(signed); ae != nil {
+		if ae := h.admit(r, signed); ae != nil {
 			err = ae
 		}
 	}

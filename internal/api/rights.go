@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/anylift/anylift/internal/access"
+	"github.com/anylift/anylift/internal/cluster"
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/wire"
 )
@@ -20,9 +21,10 @@ const (
 	denied    = "AccessDeniedException"
 )
 
-// admit applies the signing key's rate limit.
-func (h *Handler) admit(s *Signed) *authError {
-	if h.limiter == nil {
+// admit applies the signing key's rate limit, at the node the client
+// reached: a request relayed from there was counted there.
+func (h *Handler) admit(r *http.Request, s *Signed) *authError {
+	if h.limiter == nil || h.relay != nil && cluster.IsRelayed(r.Context()) {
 		return nil
 	}
 	var own *access.Rate

@@ -13,6 +13,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"net/http"
+	"net/url"
 	"strconv"
 	"sync"
 	"time"
@@ -33,6 +34,17 @@ const DefaultWindow = 2 * time.Minute
 // old nonces age out of the window (a flood, not a peer).
 const maxNonces = 1 << 20
 
+// signedPath is what a signature covers of a request's URL: its path, and
+// its raw query when it has one (the relayed process connections carry
+// theirs there; the other paths have none, so their signed text is
+// unchanged).
+func signedPath(u *url.URL) string {
+	if u.RawQuery == "" {
+		return u.Path
+	}
+	return u.Path + "?" + u.RawQuery
+}
+
 // signature is the hex HMAC-SHA256 of a request under secret.
 func signature(secret []byte, method, path string, ts int64, nonce string, body []byte) string {
 	sum := sha256.Sum256(body)
@@ -50,7 +62,7 @@ func sign(r *http.Request, secret []byte, now time.Time, body []byte) {
 	ts := now.UnixMilli()
 	r.Header.Set(HeaderTime, strconv.FormatInt(ts, 10))
 	r.Header.Set(HeaderNonce, nonce)
-	r.Header.Set(HeaderSignature, signature(secret, r.Method, r.URL.Path, ts, nonce, body))
+	r.Header.Set(HeaderSignature, signature(secret, r.Method, signedPath(r.URL), ts, nonce, body))
 }
 
 // Verifier checks signed requests and remembers their nonces for the
@@ -60,8 +72,9 @@ type Verifier struct {
 	window time.Duration
 	now    func() time.Time
 
-	mu   sync.Mutex
-	seen map[string]time.Time // nonce → when it leaves the window
+	mu     sync.Mutex
+	seen   map[string]time.Time // nonce → when it leaves the window
+	pruned time.Time            // when seen was last swept
 }
 
 // NewVerifier returns a Verifier for secret; window is DefaultWindow when
@@ -94,7 +107,7 @@ func (v *Verifier) Verify(r *http.Request, body []byte) error {
 	nonce, sig := r.Header.Get(HeaderNonce), r.Header.Get(HeaderSignature)
 	now := v.now()
 	at := time.UnixMilli(ts)
-	want := signature(v.secret, r.Method, r.URL.Path, ts, nonce, body)
+	want := signature(v.secret, r.Method, signedPath(r.URL), ts, nonce, body)
 	if !hmac.Equal([]byte(want), []byte(sig)) {
 		return ErrSignature
 	}
@@ -127,7 +140,11 @@ func (v *Verifier) remember(nonce string, until, now time.Time) error {
 	if _, ok := v.seen[nonce]; ok {
 		return ErrReplayed
 	}
-	if len(v.seen) >= maxNonces/2 {
+	// Sweep out what left the window, at most once a second, or when full:
+	// relayed API calls make a steady stream of nonces, and a sweep per
+	// request would scan them all each time.
+	if len(v.seen) >= maxNonces || len(v.seen) >= maxNonces/2 && now.Sub(v.pruned) >= time.Second {
+		v.pruned = now
 		for n, exp := range v.seen {
 			if exp.Before(now) {
 				delete(v.seen, n)

@@ -36,6 +36,8 @@ func (c *connected) PushLocal(p control.ProcessRef, msg sdkwire.Push) bool {
 	return true
 }
 
+func (c *connected) WakePlacer() {}
+
 func (c *connected) DisconnectLocal(p control.ProcessRef, reason string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -48,7 +50,7 @@ var quiet = slog.New(slog.DiscardHandler)
 // receiver is a node's internal listener whose clock is now.
 func receiver(t *testing.T, now func() time.Time) (*httptest.Server, *connected) {
 	local := &connected{}
-	srv := httptest.NewServer(Handler(NewVerifier(secret, 0, now), local, quiet))
+	srv := httptest.NewServer(Handler(NewVerifier(secret, 0, now), local, Relays{}, quiet))
 	t.Cleanup(srv.Close)
 	return srv, local
 }
@@ -154,7 +156,7 @@ func FuzzHandler(f *testing.F) {
 	f.Add([]byte(`{"PID":"here","Frame":{"Action":"RefreshConnection","AuthToken":1}}`))
 	f.Add([]byte(`{"PID":"here","Frame":"x"}`))
 	f.Add([]byte(`[]`))
-	h := Handler(NewVerifier(secret, 0, nil), &connected{}, quiet)
+	h := Handler(NewVerifier(secret, 0, nil), &connected{}, Relays{}, quiet)
 	f.Fuzz(func(t *testing.T, body []byte) {
 		req := httptest.NewRequest(http.MethodPost, PushPath, bytes.NewReader(body))
 		sign(req, secret, time.Now(), body)

@@ -22,6 +22,7 @@ const (
 	PushPath       = "/node/v1/push"
 	DisconnectPath = "/node/v1/disconnect"
 	PingPath       = "/node/v1/ping"
+	WakePath       = "/node/v1/wake"
 )
 
 // maxBody bounds a forwarded request.
@@ -40,17 +41,21 @@ type reply struct {
 	Delivered bool `json:"Delivered"`
 }
 
-// Local delivers to the processes connected to this node only.
+// Local delivers to the processes connected to this node only, and wakes
+// this node's placer (a placement is this node's to place).
 type Local interface {
 	PushLocal(p control.ProcessRef, msg sdkwire.Push) bool
 	DisconnectLocal(p control.ProcessRef, reason string) bool
+	WakePlacer()
 }
 
 // Handler serves the internal listener: signed pushes and disconnects for
-// processes connected here. Unsigned, stale, replayed or forged requests
-// are refused with 401 and logged (without their content).
-func Handler(v *Verifier, local Local, log *slog.Logger) http.Handler {
+// processes connected here, and requests relayed to this node (relays).
+// Unsigned, stale, replayed or forged requests are refused with 401 and
+// logged (without their content).
+func Handler(v *Verifier, local Local, relays Relays, log *slog.Logger) http.Handler {
 	mux := http.NewServeMux()
+	relays.mount(mux, v, log)
 	mux.HandleFunc("POST "+PushPath, func(w http.ResponseWriter, r *http.Request) {
 		m, ok := readSigned(w, r, v, log)
 		if !ok {
@@ -73,22 +78,36 @@ func Handler(v *Verifier, local Local, log *slog.Logger) http.Handler {
 		}
 	})
 	mux.HandleFunc("POST "+PingPath, func(w http.ResponseWriter, r *http.Request) {
-		if _, err := v.CheckHeaders(r); err != nil {
-			refuse(w, r, err, log)
-			return
+		if checkSmall(w, r, v, log) {
+			w.WriteHeader(http.StatusNoContent)
 		}
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 4096))
-		if err != nil {
-			http.Error(w, "body too large", http.StatusRequestEntityTooLarge)
-			return
+	})
+	mux.HandleFunc("POST "+WakePath, func(w http.ResponseWriter, r *http.Request) {
+		if checkSmall(w, r, v, log) {
+			local.WakePlacer()
+			w.WriteHeader(http.StatusNoContent)
 		}
-		if err := v.Verify(r, body); err != nil {
-			refuse(w, r, err, log)
-			return
-		}
-		w.WriteHeader(http.StatusNoContent)
 	})
 	return mux
+}
+
+// checkSmall checks the signature of a request whose body is small and
+// unused (a ping, a wake), and answers the request when it does not hold.
+func checkSmall(w http.ResponseWriter, r *http.Request, v *Verifier, log *slog.Logger) bool {
+	if _, err := v.CheckHeaders(r); err != nil {
+		refuse(w, r, err, log)
+		return false
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 4096))
+	if err != nil {
+		http.Error(w, "body too large", http.StatusRequestEntityTooLarge)
+		return false
+	}
+	if err := v.Verify(r, body); err != nil {
+		refuse(w, r, err, log)
+		return false
+	}
+	return true
 }
 
 // refuse answers a request whose signature does not hold with 401 and
@@ -144,6 +163,7 @@ var ErrPeerDown = errors.New("node did not answer moments ago; not tried")
 type Client struct {
 	secret  []byte
 	http    *http.Client
+	relay   *http.Client // relayed API calls (relay.go)
 	now     func() time.Time
 	timeout time.Duration
 
@@ -160,7 +180,8 @@ func newClient(secret []byte, now func() time.Time, timeout time.Duration) *Clie
 	if now == nil {
 		now = time.Now
 	}
-	return &Client{secret: secret, now: now, timeout: timeout, http: &http.Client{Timeout: timeout}, down: map[string]time.Time{}}
+	return &Client{secret: secret, now: now, timeout: timeout, http: &http.Client{Timeout: timeout}, relay: relayClient(timeout),
+		down: map[string]time.Time{}}
 }
 
 // skip reports whether base failed moments ago.
@@ -210,12 +231,10 @@ func (c *Client) send(ctx context.Context, base, path string, m message) (bool, 
 		return false, err
 	}
 	url := base + path
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	req, err := c.signedPost(ctx, url, "application/json", body)
 	if err != nil {
 		return false, err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	sign(req, c.secret, c.now(), body)
 	resp, err := c.http.Do(req)
 	c.mark(base, err == nil || errors.Is(ctx.Err(), context.Canceled)) // a caller that gave up blames no one
 	if err != nil {
@@ -233,6 +252,17 @@ func (c *Client) send(ctx context.Context, base, path string, m message) (bool, 
 	return r.Delivered, nil
 }
 
+// signedPost is a POST of body to url, signed.
+func (c *Client) signedPost(ctx context.Context, url, contentType string, body []byte) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", contentType)
+	sign(req, c.secret, c.now(), body)
+	return req, nil
+}
+
 // ErrRefused is returned by Ping when the other node refused this node's
 // signature: the nodes do not share one secret, or their clocks are
 // further apart than the signing window.
@@ -246,12 +276,10 @@ func (c *Client) Ping(ctx context.Context, base, from string) error {
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+PingPath, bytes.NewReader(body))
+	req, err := c.signedPost(ctx, base+PingPath, "application/json", body)
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	sign(req, c.secret, c.now(), body)
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return err
@@ -265,4 +293,27 @@ func (c *Client) Ping(ctx context.Context, base, from string) error {
 		return fmt.Errorf("%w (%s)", ErrRefused, strings.TrimSpace(strings.TrimPrefix(string(b), "unauthorized: ")))
 	}
 	return fmt.Errorf("node %s answered %d: %s", base, resp.StatusCode, strings.TrimSpace(string(b)))
+}
+
+// Wake asks the node at base to run its placer: a placement waits for a
+// fleet that node owns.
+func (c *Client) Wake(ctx context.Context, base string) error {
+	if c.skip(base) {
+		return ErrPeerDown
+	}
+	req, err := c.signedPost(ctx, base+WakePath, "application/json", []byte("{}"))
+	if err != nil {
+		return err
+	}
+	resp, err := c.http.Do(req)
+	c.mark(base, err == nil || errors.Is(ctx.Err(), context.Canceled))
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		return fmt.Errorf("node %s answered %d: %s", base, resp.StatusCode, strings.TrimSpace(string(b)))
+	}
+	return nil
 }

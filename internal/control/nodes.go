@@ -130,7 +130,7 @@ func (s *Service) Draining() bool {
 // LeaveCluster removes this node's record on a clean shutdown, so the
 // processes it still holds are orphaned at once rather than after NodeTTL.
 func (s *Service) LeaveCluster(ctx context.Context) error {
-	if err := s.handOffFleets(ctx); err != nil {
+	if err := s.HandOffFleets(ctx); err != nil {
 		s.log.Warn("handing fleets to other nodes", "err", err)
 	}
 	return s.update(ctx, func(tx store.Tx) error { return tx.DeleteNode(s.cfg.NodeID) })

@@ -95,10 +95,10 @@ func (s *Service) moveFleets(ctx context.Context, moves []owners.Move, drop []st
 	})
 }
 
-// handOffFleets gives every fleet this node holds to the node that should
+// HandOffFleets gives every fleet this node holds to the node that should
 // own it without this one, when it stops: they have an owner at once,
-// rather than after the node TTL.
-func (s *Service) handOffFleets(ctx context.Context) error {
+// rather than after the node TTL. The node is draining from then on.
+func (s *Service) HandOffFleets(ctx context.Context) error {
 	if s.owners == nil {
 		return nil
 	}
@@ -116,6 +116,17 @@ func (s *Service) handOffFleets(ctx context.Context) error {
 			return nil // all handed over, or no node to take the rest
 		}
 		held = n
+	}
+}
+
+// SetOwnerWake sets how this node wakes the placer of the node owning a
+// fleet (over the node channel): a placement whose best candidate is a
+// fleet of another node is placed by that node.
+func (s *Service) SetOwnerWake(f func(fleetID string)) { s.ownerWake = f }
+
+func (s *Service) wakeOwner(fleetID string) {
+	if s.ownerWake != nil {
+		s.ownerWake(fleetID)
 	}
 }
 

@@ -81,6 +81,9 @@ func (s *Service) sweepPlacements(ctx context.Context) error {
 			return err
 		}
 		for _, d := range due {
+			if d.GameSessionID != "" && !s.owns(d.FleetID) {
+				continue // its provisional session's fleet is another node's to end
+			}
 			if err := s.timeOut(ctx, d.ID, now); err != nil {
 				return err
 			}

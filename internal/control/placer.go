@@ -23,6 +23,10 @@ func (s *Service) wakePlacer() {
 	}
 }
 
+// WakePlacer asks the placer to look for placeable placements (another
+// node found that one is this node's to place).
+func (s *Service) WakePlacer() { s.wakePlacer() }
+
 // runPlacer is the committer: it applies placement decisions, one batch
 // per transaction, whenever woken, until ctx ends.
 func (s *Service) runPlacer(ctx context.Context) {
@@ -141,6 +145,13 @@ func (sn *snapshot) place(p *game.Placement) (*placed, error) {
 		}
 		if free <= 0 {
 			continue
+		}
+		if !sn.s.owns(c.FleetID) {
+			// The best candidate with room is another node's fleet: its
+			// owner places the placement (its placer sees the same
+			// ranking), and is woken to.
+			sn.s.wakeOwner(c.FleetID)
+			return nil, nil
 		}
 		if !locked {
 			if p, err = sn.tx.GetPlacement(p.ID); err != nil {

@@ -141,6 +141,8 @@ type Service struct {
 	// owners is this node's view of fleet ownership; nil when the node
 	// does not take part in it (owners.go).
 	owners *owners.Map
+	// ownerWake wakes the placer of another fleet's owner (owners.go).
+	ownerWake func(fleetID string)
 }
 
 // New returns a Service over st. now is the clock (time.Now when nil).

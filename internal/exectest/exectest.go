@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -162,6 +163,21 @@ func (l *LogRecords) Has(want map[string]string) bool {
 		}
 		if match {
 			return true
+		}
+	}
+	return false
+}
+
+// Contains reports whether a record's message or an attribute's key or
+// value contains s (a test that nothing secret was logged).
+func (l *LogRecords) Contains(s string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, r := range l.recs {
+		for k, v := range r {
+			if strings.Contains(k, s) || strings.Contains(v, s) {
+				return true
+			}
 		}
 	}
 	return false

@@ -32,6 +32,7 @@ type cluster struct {
 	db    *sql.DB
 	lbURL string // http://127.0.0.1:port of nginx
 	nodes []*node
+	extra []string // more flags for every node
 }
 
 type node struct {
@@ -124,6 +125,7 @@ func (c *cluster) startNodeOf(bin, listen, sdkEndpoint string) *node {
 		"--store", c.dsn, "--sdk-endpoint", sdkEndpoint, "--node-listen", "127.0.0.1:0",
 		"--access-key", apitest.AccessKey, "--secret-key", apitest.SecretKey, "--log-level", logLevel(),
 		"--node-ttl", "3s", "--drain-timeout", "8s")
+	cmd.Args = append(cmd.Args, c.extra...)
 	cmd.Env = append(os.Environ(), "ANYLIFT_NODE_SECRET="+nodeSecret)
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()

@@ -29,8 +29,8 @@ type Map struct {
 	on      bool
 	leases  map[string]store.FleetOwner
 	address map[string]string // node id → base URL of its --node-listen
-	gained  func(fleetID string, epoch int64)
-	lost    func(fleetID string)
+	gained  []func(fleetID string, epoch int64)
+	lost    []func(fleetID string)
 	// missing: fleets this node holds that the last refresh did not
 	// list (a refresh may have read the store before this node created
 	// them); a second refresh without them forgets them.
@@ -43,26 +43,26 @@ func New(self string) *Map {
 	return &Map{self: self, leases: map[string]store.FleetOwner{}, address: map[string]string{}}
 }
 
-// OnGain sets f to hear of every fleet this node comes to be the only
-// writer of: a fleet it comes to own (or owns again at a new epoch) while
-// ownership is in force, whether it took the lease, was handed it, or
-// learned it from the store, and every fleet it holds when ownership
-// comes into force. It may be called inside the transaction that learned
-// the lease, before it commits. f must be quick.
+// OnGain adds f to the functions that hear of every fleet this node
+// comes to be the only writer of: a fleet it comes to own (or owns again
+// at a new epoch) while ownership is in force, whether it took the lease,
+// was handed it, or learned it from the store, and every fleet it holds
+// when ownership comes into force. It may be called inside the
+// transaction that learned the lease, before it commits. f must be quick.
 func (m *Map) OnGain(f func(fleetID string, epoch int64)) {
 	m.mu.Lock()
-	m.gained = f
+	m.gained = append(m.gained, f)
 	m.mu.Unlock()
 }
 
-// OnLose sets f to hear of every fleet this node may no longer be the
-// only writer of: handed to another node, taken over by one (this node
-// was thought dead), deleted, or every fleet it holds when ownership
-// ceases to be in force (a node that takes no part in it joined). f must
-// be quick.
+// OnLose adds f to the functions that hear of every fleet this node may
+// no longer be the only writer of: handed to another node, taken over by
+// one (this node was thought dead), deleted, or every fleet it holds when
+// ownership ceases to be in force (a node that takes no part in it
+// joined). f must be quick.
 func (m *Map) OnLose(f func(fleetID string)) {
 	m.mu.Lock()
-	m.lost = f
+	m.lost = append(m.lost, f)
 	m.mu.Unlock()
 }
 
@@ -107,11 +107,15 @@ func (m *Map) put(l store.FleetOwner) {
 	lose := had && old.NodeID == m.self && l.NodeID != m.self
 	gained, lost := m.gained, m.lost
 	m.mu.Unlock()
-	if gain && gained != nil {
-		gained(l.FleetID, l.Epoch)
+	if gain {
+		for _, f := range gained {
+			f(l.FleetID, l.Epoch)
+		}
 	}
-	if lose && lost != nil {
-		lost(l.FleetID)
+	if lose {
+		for _, f := range lost {
+			f(l.FleetID)
+		}
 	}
 }
 
@@ -208,19 +212,21 @@ func (m *Map) Refresh(leases []store.FleetOwner, nodes []*store.Node, on bool) {
 	}
 	lost, gained := m.lost, m.gained
 	m.mu.Unlock()
-	if lost != nil {
+	for _, f := range lost {
 		for _, id := range gone {
-			lost(id)
+			f(id)
 		}
 		if wasOn && !on {
 			for _, l := range held {
-				lost(l.FleetID)
+				f(l.FleetID)
 			}
 		}
 	}
-	if gained != nil && on && !wasOn {
-		for _, l := range held {
-			gained(l.FleetID, l.Epoch)
+	if on && !wasOn {
+		for _, f := range gained {
+			for _, l := range held {
+				f(l.FleetID, l.Epoch)
+			}
 		}
 	}
 	for _, l := range leases {

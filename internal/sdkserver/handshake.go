@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/anylift/anylift/internal/game"
 )
 
 // parseHandshake reads the process's identity and credentials from the
@@ -16,17 +18,7 @@ import (
 // keys are matched exactly, else regardless of case.
 func parseHandshake(r *http.Request) (*Handshake, error) {
 	q := lenientQuery(r.URL.RawQuery)
-	get := func(key string) string {
-		if v, ok := q[key]; ok {
-			return v[0]
-		}
-		for k, v := range q {
-			if strings.EqualFold(k, key) {
-				return v[0]
-			}
-		}
-		return ""
-	}
+	get := func(key string) string { return member(q, key) }
 	h := &Handshake{
 		Process:          Process{FleetID: get("FleetId"), ComputeID: get("ComputeId"), PID: get("pID")},
 		AuthToken:        get("Authorization"),
@@ -48,6 +40,28 @@ func parseHandshake(r *http.Request) (*Handshake, error) {
 		return nil, errors.New("handshake without Authorization")
 	}
 	return h, nil
+}
+
+// member is the value of key in q: matched exactly, else regardless of
+// case; "" when absent.
+func member(q url.Values, key string) string {
+	if v, ok := q[key]; ok {
+		return v[0]
+	}
+	for k, v := range q {
+		if strings.EqualFold(k, key) {
+			return v[0]
+		}
+	}
+	return ""
+}
+
+// HandshakeFleet is the fleet id an upgrade request's query names (its
+// FleetId, read as the handshake reads it, an ARN reduced to its id), or
+// "" when it names none. Nothing else is checked: a node relaying the
+// connection to the fleet's owner leaves the rest to it.
+func HandshakeFleet(r *http.Request) string {
+	return game.ResourceID(member(lenientQuery(r.URL.RawQuery), "FleetId"), "fleet")
 }
 
 // lenientQuery splits a raw query on '&' and each member on its first

@@ -3,6 +3,7 @@ package sdkserver
 import (
 	"time"
 
+	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/sdkwire"
 )
 
@@ -120,6 +121,27 @@ func (s *Server) Disconnect(p Process, reason string) bool {
 		c.kill(CloseNormal, reason)
 	}
 	return len(conns) > 0
+}
+
+// CloseFleet closes every connection on this Server of the processes of
+// fleet fleetID (an id; processes that named their fleet by ARN count as
+// well), those relayed from other nodes included, with close code 1012:
+// the SDKs reconnect, through the load balancer, to wherever the fleet is
+// served now. For a node that no longer owns the fleet. It returns the
+// number of connections closed.
+func (s *Server) CloseFleet(fleetID, reason string) int {
+	s.mu.Lock()
+	var conns []*session
+	for p, pr := range s.procs {
+		if game.ResourceID(p.FleetID, "fleet") == fleetID {
+			conns = append(conns, pr.conns...)
+		}
+	}
+	s.mu.Unlock()
+	for _, c := range conns {
+		c.kill(CloseServiceRestart, reason)
+	}
+	return len(conns)
 }
 
 // Drop ends every connection of p without a close frame, as a failed

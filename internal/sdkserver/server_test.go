@@ -306,3 +306,28 @@ func TestDropEndsTheConnectionWithoutCloseFrame(t *testing.T) {
 	back := e.connect(t, procA)
 	wantAnswer(t, back.call(`{"Action":"HeartbeatServerProcess","RequestId":"h","HealthStatus":true}`), "HeartbeatServerProcess", "h", 200, "")
 }
+
+// TestCloseFleetClosesThatFleetOnly: a node that stops owning a fleet
+// closes its processes' connections with 1012 (the SDKs reconnect), the
+// process that named its fleet by ARN included, and no other fleet's.
+func TestCloseFleetClosesThatFleetOnly(t *testing.T) {
+	e := newEndpoint(t, sdkserver.Config{})
+	a := e.connect(t, procA)
+	byARN := e.connect(t, sdkserver.Process{FleetID: "arn:aws:gamelift:us-west-2:123456789012:fleet/fleet-1", ComputeID: "compute-1", PID: "proc-arn"})
+	other := e.connect(t, sdkserver.Process{FleetID: "fleet-2", ComputeID: "compute-1", PID: "proc-c"})
+	if n := e.s.CloseFleet("fleet-1", "fleet moved"); n != 2 {
+		t.Errorf("closed %d connections, want 2", n)
+	}
+	for _, c := range []*client{a, byARN} {
+		if code := c.closedWith(); code != sdkserver.CloseServiceRestart {
+			t.Errorf("close code %d", code)
+		}
+		<-c.done
+	}
+	if m := other.call(activate); m["StatusCode"] != float64(200) {
+		t.Errorf("the other fleet's process after CloseFleet: %v", m)
+	}
+	if n := e.s.CloseFleet("fleet-1", "again"); n != 0 {
+		t.Errorf("closed %d connections the second time", n)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/anylift/anylift/internal/sdkwire"
+	"github.com/anylift/anylift/internal/store"
 )
 
 // session is one connection of a process: the reader (run's goroutine)
@@ -159,6 +160,15 @@ func (x *session) execute(f *sdkwire.Frame, r sdkwire.Request) ([]byte, int) {
 		}
 	}
 	status, msg := statusOf(err)
+	var no *store.NotOwner
+	if errors.As(err, &no) {
+		// The fleet moved to another node while this connection was
+		// here: the SDK reconnects, through the load balancer, to a node
+		// that sends it to the fleet's owner.
+		x.s.cfg.Logger.Info("process's fleet is served by another node now; closing its connection", "pid", x.h.PID, "fleet", no.FleetID)
+		go x.kill(CloseServiceRestart, "the fleet is served by another node")
+		return sdkwire.EncodeError(f.Action, f.RequestId, status, msg), status
+	}
 	if status >= 500 {
 		x.s.cfg.Logger.Error("process request failed", "action", f.Action, "pid", x.h.PID, "err", err)
 	}

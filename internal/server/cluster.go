@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/anylift/anylift/internal/api"
@@ -18,8 +19,9 @@ import (
 // NodeListen, signed with NodeSecret, and forwards its own pushes for
 // processes held elsewhere.
 
-// startNodeListener opens the internal listener when NodeListen is set.
-func (s *Server) startNodeListener() error {
+// listenNode opens the internal listener when NodeListen is set; serveNode
+// serves it once the API and the process endpoint exist.
+func (s *Server) listenNode() error {
 	if s.cfg.NodeListen == "" {
 		return nil
 	}
@@ -31,9 +33,22 @@ func (s *Server) startNodeListener() error {
 		return fmt.Errorf("--node-listen: %w", err)
 	}
 	s.nodeLn = s.limit(ln, "node")
-	ln = s.nodeLn
+	return nil
+}
+
+// serveNode serves the internal listener: pushes for the processes
+// connected here, and the API calls and process connections other nodes
+// relay here, served as the API port serves them (the same gate, and the
+// same WebSocket cap for the node listener's upgrades). Its body cap
+// leaves room for a relayed request's envelope.
+func (s *Server) serveNode() {
+	if s.nodeLn == nil {
+		return
+	}
 	v := cluster.NewVerifier([]byte(s.cfg.NodeSecret), 0, s.cfg.Now)
-	s.nodeHTTP = newHTTPServer(cluster.Handler(v, s.procs, s.cfg.Log), s.limits, s.cfg.Log)
+	relays := cluster.Relays{API: s.gate(s.api), Process: s.gate(s.ownedOnly(capUpgrades(s.hub)))}
+	s.nodeHTTP = newHTTPServer(cluster.Handler(v, s.procs, relays, s.cfg.Log), cluster.MaxRelayBytes, s.limits, s.cfg.Log)
+	ln := s.nodeLn
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
@@ -41,7 +56,96 @@ func (s *Server) startNodeListener() error {
 			s.cfg.Log.Error("node listener stopped", "err", err)
 		}
 	}()
-	return nil
+}
+
+// SetRouter sets what tells which node owns each fleet. API calls and
+// process connections for a fleet that another node owns are then relayed
+// to it over the node channel (docs/several-nodes.md, "Relays"). nil, the
+// default, serves everything here. Without a node secret nothing can be
+// relayed and the router is not asked.
+func (s *Server) SetRouter(r cluster.Router) {
+	s.api.SetRouter(r)
+	if r == nil {
+		s.router.Store(nil)
+		return
+	}
+	s.router.Store(&r)
+}
+
+// CloseFleet closes the connections on this node of fleetID's processes,
+// those other nodes relay here included, with 1012, for a node that no
+// longer owns the fleet: the SDKs reconnect through the load balancer to
+// wherever the fleet is served. It returns how many it closed.
+func (s *Server) CloseFleet(fleetID, reason string) int {
+	return s.hub.CloseFleet(fleetID, reason)
+}
+
+// processEndpoint serves a process's WebSocket upgrade here, or relays it
+// to the node owning the process's fleet.
+func (s *Server) processEndpoint(w http.ResponseWriter, r *http.Request) {
+	if rt := s.router.Load(); rt != nil && s.procs.fwd != nil {
+		if fleet := sdkserver.HandshakeFleet(r); fleet != "" {
+			if base, local := (*rt).Route(fleet); !local && base != "" {
+				s.relayProcess(w, r, base)
+				return
+			}
+		}
+	}
+	s.hub.ServeHTTP(w, r)
+}
+
+// relayProcess relays a process's connection to the node at base and
+// pipes it until either side closes or this server does; a relay that
+// could not be opened is answered 500, which the SDKs retry.
+func (s *Server) relayProcess(w http.ResponseWriter, r *http.Request, base string) {
+	ctx, done, ok := s.pipes.begin()
+	if !ok {
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, "service unavailable: this node is shutting down", http.StatusServiceUnavailable)
+		return
+	}
+	defer done()
+	if err := s.procs.fwd.RelayProcess(ctx, w, r, base); err != nil {
+		s.cfg.Log.Warn("relaying a process connection to its fleet's owner failed", "node", base, "remote", r.RemoteAddr, "err", err)
+		// 500, not 503: see api.Handler.elsewhere.
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, "the node serving this fleet cannot be reached; retry", http.StatusInternalServerError)
+	}
+}
+
+// pipes are the process connections this node relays to other nodes,
+// which close with it.
+type pipes struct {
+	mu     sync.Mutex
+	closed bool
+	wg     sync.WaitGroup
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+func newPipes() *pipes {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &pipes{ctx: ctx, cancel: cancel}
+}
+
+// begin counts a new pipe, unless the server is closing; done uncounts it.
+func (p *pipes) begin() (ctx context.Context, done func(), ok bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil, nil, false
+	}
+	p.wg.Add(1)
+	return p.ctx, p.wg.Done, true
+}
+
+// close ends every pipe and waits for them.
+func (p *pipes) close() {
+	p.mu.Lock()
+	p.closed = true
+	p.mu.Unlock()
+	p.cancel()
+	p.wg.Wait()
 }
 
 // nodeAddress is the base URL other nodes forward to: NodeAdvertise, else
@@ -68,6 +172,9 @@ func (s *Server) NodeAddr() string {
 func (b *processes) PushLocal(r control.ProcessRef, msg sdkwire.Push) bool {
 	return b.hub.Push(toProcess(r), msg)
 }
+
+// WakePlacer implements cluster.Local.
+func (b *processes) WakePlacer() { b.svc.WakePlacer() }
 
 // DisconnectLocal implements cluster.Local.
 func (b *processes) DisconnectLocal(r control.ProcessRef, reason string) bool {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/anylift/anylift/internal/api"
 	"github.com/anylift/anylift/internal/gateway"
 )
 
@@ -35,7 +36,7 @@ func (s *Server) startGateway() error {
 	s.gateway, s.playerLn = gw, s.limit(ln, "player gateway")
 	lim := s.limits // a create may wait CreateTimeout before it answers
 	lim.WriteTimeout = max(lim.WriteTimeout, gc.CreateTimeout+30*time.Second)
-	s.playerHTTP = newHTTPServer(gw.Handler(), lim, s.cfg.Log)
+	s.playerHTTP = newHTTPServer(gw.Handler(), api.MaxBodyBytes, lim, s.cfg.Log)
 	// Game clients may speak TLS to the same port (the same certificate
 	// as the API port).
 	ln = newDualListener(s.playerLn, s.tlsCfg, s.limits.ReadHeaderTimeout)

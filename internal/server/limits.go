@@ -9,8 +9,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/anylift/anylift/internal/api"
 )
 
 // Limits bound what one client can hold on any listener: the API listener
@@ -117,11 +115,12 @@ func (l Limits) withDefaults() Limits {
 }
 
 // newHTTPServer is an http.Server for handler with the limits' timeouts,
-// a body cap on every request (handlers may set lower ones) and the
-// connection-state hook of limitListener.
-func newHTTPServer(handler http.Handler, l Limits, log *slog.Logger) *http.Server {
+// a body cap of maxBody on every request (handlers may set lower ones;
+// api.MaxBodyBytes but on the node listener) and the connection-state
+// hook of limitListener.
+func newHTTPServer(handler http.Handler, maxBody int64, l Limits, log *slog.Logger) *http.Server {
 	return &http.Server{
-		Handler:           capBodies(handler, api.MaxBodyBytes),
+		Handler:           capBodies(handler, maxBody),
 		ReadHeaderTimeout: l.ReadHeaderTimeout,
 		ReadTimeout:       l.ReadTimeout,
 		WriteTimeout:      l.WriteTimeout,

@@ -1,23 +1,104 @@
 package server
 
 import (
+	"context"
+	"errors"
+	"net/http"
+	"sync/atomic"
+
+	"github.com/anylift/anylift/internal/cluster"
 	"github.com/anylift/anylift/internal/owners"
+	"github.com/anylift/anylift/internal/sdkserver"
 	"github.com/anylift/anylift/internal/store/sqldb"
 )
 
 // startOwnership makes the node take part in fleet ownership
-// (internal/owners) when it is asked to and shares PostgreSQL with
-// others: the store fences every fleet write against the node's leases,
-// the service moves leases at every tick, and the node holds the fleets
-// it owns in memory (ownedMemory).
-func (s *Server) startOwnership() {
+// (internal/owners, docs/several-nodes.md) when it is asked to and shares
+// PostgreSQL with others: the store fences every fleet write against the
+// node's leases, the service moves leases at every tick, calls and
+// process connections for another node's fleet are relayed to it, a
+// placement for another node's fleet wakes that node's placer, the
+// connections of a fleet this node no longer owns are closed, so that
+// their SDKs reconnect to wherever it is served, and the node holds the
+// fleets it owns in memory (ownedMemory).
+func (s *Server) startOwnership() error {
 	db, ok := s.store.(*sqldb.DB)
 	if !s.cfg.FleetOwnership || !ok || db.Dialect() != "postgres" {
-		return
+		return nil
+	}
+	if s.procs.fwd == nil || s.cfg.NodeListen == "" {
+		return errors.New("--fleet-ownership needs --node-listen and the node secret: other nodes relay the calls for this node's fleets to it")
 	}
 	m := owners.New(s.svc.NodeID())
+	m.OnLose(func(fleetID string) {
+		go func() {
+			if n := s.CloseFleet(fleetID, "the fleet moved to another node"); n > 0 {
+				s.cfg.Log.Info("closed the connections of a fleet now owned by another node", "fleet", fleetID, "connections", n)
+			}
+		}()
+	})
 	db.SetOwners(m)
 	s.svc.SetOwners(m)
+	s.svc.SetOwnerWake(func(fleetID string) { s.wakeOwner(m, fleetID) })
+	s.SetRouter(m)
 	s.owners = m
 	s.ownedMemory(db, m)
+	return nil
 }
+
+// wakeOwner wakes the placer of the node owning fleetID, in the
+// background: the placer does not wait on another node. Wakes of one node
+// coalesce while one is on its way; one asked for meanwhile is sent after
+// it, so a placement started after the other placer looked is seen.
+func (s *Server) wakeOwner(m *owners.Map, fleetID string) {
+	base, local := m.Route(fleetID)
+	if local || base == "" {
+		return
+	}
+	v, busy := s.waking.LoadOrStore(base, new(atomic.Bool))
+	again := v.(*atomic.Bool)
+	if busy {
+		again.Store(true)
+		return
+	}
+	go func() {
+		for {
+			ctx, cancel := context.WithTimeout(context.Background(), cluster.Timeout)
+			err := s.procs.fwd.Wake(ctx, base)
+			cancel()
+			if err != nil && !errors.Is(err, cluster.ErrPeerDown) {
+				s.cfg.Log.Warn("waking another node's placer", "node", base, "err", err)
+			}
+			if !again.Swap(false) {
+				s.waking.Delete(base)
+				if !again.Swap(false) {
+					return
+				}
+				if _, busy := s.waking.LoadOrStore(base, again); busy {
+					return // another wake took over
+				}
+			}
+		}
+	}()
+}
+
+// ownedOnly refuses a process connection relayed here for a fleet this
+// node does not own by its own leases (the entry's view was older, or
+// newer): the entry answers the process 500 and the SDK connects again,
+// by when the entry knows where the fleet is. Served here, every request
+// of the process would be refused by the store.
+func (s *Server) ownedOnly(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.owners != nil {
+			if fleet := sdkserver.HandshakeFleet(r); fleet != "" && !s.owners.Owns(fleet) {
+				w.Header().Set("Retry-After", "1")
+				http.Error(w, "this node does not own the process's fleet; retry", http.StatusInternalServerError)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// Owners is the node's view of fleet ownership, nil when it takes no part.
+func (s *Server) Owners() *owners.Map { return s.owners }

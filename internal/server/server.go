@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -127,6 +128,7 @@ type Server struct {
 	// owners is the node's view of fleet ownership; nil when it takes no
 	// part (ownership.go).
 	owners *owners.Map
+	waking sync.Map // node base URL → a wake of its placer is on its way
 	// mem holds the fleets the node owns in memory (live.go).
 	mem    *owned.Memory
 	store  store.Store
@@ -139,9 +141,14 @@ type Server struct {
 	tlsLn  net.Listener
 	http   *http.Server
 	procs  *processes
-	// nodeLn and nodeHTTP serve other nodes' forwarded pushes (cluster.go).
+	// nodeLn and nodeHTTP serve other nodes' forwarded pushes and
+	// relayed requests (cluster.go).
 	nodeLn   net.Listener
 	nodeHTTP *http.Server
+	// router says which node owns each fleet (nil: everything is served
+	// here); pipes are the process connections relayed to other nodes.
+	router atomic.Pointer[cluster.Router]
+	pipes  *pipes
 
 	gateway    *gateway.Gateway
 	playerLn   net.Listener
@@ -210,7 +217,7 @@ func openStore(ctx context.Context, cfg Config) (store.Store, error) {
 }
 
 func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring) (*Server, error) {
-	s := &Server{cfg: cfg, store: st, limits: cfg.Limits.withDefaults(), keys: keys}
+	s := &Server{cfg: cfg, store: st, limits: cfg.Limits.withDefaults(), keys: keys, pipes: newPipes()}
 	tlsCfg, err := s.tlsConfig()
 	if err != nil {
 		return nil, err
@@ -231,7 +238,7 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 		s.tlsLn = tls.NewListener(s.limit(s.tlsLn, "TLS"), tlsCfg)
 	}
 	s.procs = &processes{log: cfg.Log, hint: cfg.RefusedProcessHint}
-	if err := s.startNodeListener(); err != nil {
+	if err := s.listenNode(); err != nil {
 		s.closeListeners()
 		return nil, err
 	}
@@ -266,7 +273,6 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 		s.closeListeners()
 		return nil, err
 	}
-	s.startOwnership()
 	if cfg.AnyCredentials {
 		cfg.Log.Warn("INSECURE: --insecure-any-credentials is set; any well-formed signature from any access key is accepted. Use this for local development only.")
 	}
@@ -282,16 +288,26 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 	if cfg.RateLimit.PerSecond > 0 || cfg.CredentialsFile != "" {
 		limiter = access.NewLimiter(cfg.RateLimit, cfg.Now)
 	}
+	var relay api.Relayer
+	if procs.fwd != nil {
+		relay = procs.fwd
+	}
 	s.api = api.New(s.svc, api.Options{
 		Verifier: &api.Verifier{Keys: keys, AnyCredentials: cfg.AnyCredentials, Region: signingRegion(cfg), Now: cfg.Now},
 		Log:      cfg.Log,
 		Observe:  s.obs.exporter.Observe,
 		Limiter:  limiter,
+		Relay:    relay,
 
 		UnauthenticatedBytes: s.limits.UnauthenticatedBodyBytes,
 	})
 	procs.hub = s.hub
 	s.svc.SetPusher(procs)
+	if err := s.startOwnership(); err != nil {
+		s.closeListeners()
+		return nil, err
+	}
+	s.serveNode()
 	if err := s.checkPeers(ctx); err != nil {
 		s.closeListeners()
 		return nil, err
@@ -300,7 +316,7 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 		s.closeListeners()
 		return nil, fmt.Errorf("registering this node in the store: %w", err)
 	}
-	s.http = newHTTPServer(s.routes(), s.limits, cfg.Log)
+	s.http = newHTTPServer(s.routes(), api.MaxBodyBytes, s.limits, cfg.Log)
 	s.http.RegisterOnShutdown(s.events.Shutdown)
 	if err := s.startGateway(); err != nil {
 		s.closeListeners()
@@ -413,7 +429,7 @@ func (s *Server) routes() http.Handler {
 			return
 		}
 		if sdkserver.IsUpgrade(r) {
-			s.gate(capUpgrades(s.hub)).ServeHTTP(w, r)
+			s.gate(capUpgrades(http.HandlerFunc(s.processEndpoint))).ServeHTTP(w, r)
 			return
 		}
 		http.NotFound(w, r)
@@ -499,6 +515,13 @@ func (s *Server) Close(ctx context.Context) error {
 
 func (s *Server) close(ctx context.Context) error {
 	drainCtx, cancelDrain := context.WithTimeout(ctx, s.drainTimeout())
+	if s.owners != nil {
+		// Fleets first: the processes drained next reconnect through
+		// nodes that send them to the fleets' new owners.
+		if err := s.svc.HandOffFleets(drainCtx); err != nil {
+			s.cfg.Log.Warn("handing fleets to other nodes", "err", err)
+		}
+	}
 	s.drain(drainCtx)
 	cancelDrain()
 	err := s.http.Shutdown(ctx)
@@ -507,7 +530,8 @@ func (s *Server) close(ctx context.Context) error {
 			err = e
 		}
 	}
-	s.hub.Close() // processes see 1012 and reconnect elsewhere
+	s.pipes.close() // relayed processes see their connection end and reconnect
+	s.hub.Close()   // processes see 1012 and reconnect elsewhere
 	if s.nodeHTTP != nil {
 		s.nodeHTTP.Shutdown(ctx)
 	}

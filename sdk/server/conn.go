@@ -110,10 +110,28 @@ func (p *Process) dialRetrying(attempts int) (*websocket.Conn, error) {
 
 // use makes c the current connection, starts its reader and resends every
 // request still waiting (the service answers a repeated RequestId once).
+// A RefreshConnection that arrives while the Process reconnects opens a
+// connection of its own: the later of the two is current (the service
+// pushes to a process's newest connection), the other closes after
+// DrainTimeout, as after a refresh.
 func (p *Process) use(c *websocket.Conn) {
 	p.mu.Lock()
+	if old := p.conn; old != nil {
+		p.old = append(p.old, old)
+		go func() {
+			select {
+			case <-time.After(p.opts.DrainTimeout):
+			case <-p.ctx.Done():
+			}
+			old.Close(1000, "connection replaced")
+		}()
+	}
 	p.conn = c
-	close(p.connected)
+	select {
+	case <-p.connected: // a refresh and a reconnect both ended here
+	default:
+		close(p.connected)
+	}
 	frames := make([][]byte, 0, len(p.pending))
 	for _, cl := range p.pending {
 		frames = append(frames, cl.frame)

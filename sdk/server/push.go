@@ -103,7 +103,11 @@ func (p *Process) refresh(endpoint, token string) {
 		p.old = append(p.old, old)
 	}
 	p.conn = nil
-	p.connected = make(chan struct{})
+	select {
+	case <-p.connected:
+		p.connected = make(chan struct{})
+	default: // reconnecting: the reconnection's channel stays, for use to close
+	}
 	p.mu.Unlock()
 	p.use(c)
 	if old == nil {

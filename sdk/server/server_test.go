@@ -267,3 +267,71 @@ func TestTokenNeverLogged(t *testing.T) {
 		t.Fatalf("log: %s", logs.String())
 	}
 }
+
+// gate is a TCP forwarder to addr that holds every connection until
+// opened.
+type gate struct {
+	ln       net.Listener
+	open     chan struct{}
+	accepted chan struct{} // one per connection held
+}
+
+func newGate(t *testing.T, addr string) *gate {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &gate{ln: ln, open: make(chan struct{}), accepted: make(chan struct{}, 16)}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			g.accepted <- struct{}{}
+			go func() {
+				defer c.Close()
+				<-g.open
+				up, err := net.Dial("tcp", addr)
+				if err != nil {
+					return
+				}
+				defer up.Close()
+				go io.Copy(up, c)
+				io.Copy(c, up)
+			}()
+		}
+	}()
+	return g
+}
+
+// A RefreshConnection whose new connection is still opening when the
+// current one drops: the refresh and the reconnection both end with a
+// connection (to the refreshed endpoint), and the process goes on with
+// the later one.
+func TestRefreshWhileReconnecting(t *testing.T) {
+	env := start(t)
+	opts := fast()
+	opts.HealthCheckInterval = time.Hour
+	p := initProcess(t, env, opts)
+	started := make(chan server.GameSession, 1)
+	ready(t, env, p, server.ProcessParameters{Port: 7777, OnStartGameSession: func(gs server.GameSession) { started <- gs }, OnProcessTerminate: func() {}})
+	g := newGate(t, strings.TrimPrefix(env.URL, "ws://"))
+	env.Backend.AllowToken("fleet-1", "compute-1", "token-2")
+	env.Server.Push(proc1, &sdkwire.RefreshConnection{RefreshConnectionEndpoint: "ws://" + g.ln.Addr().String(), AuthToken: "token-2"})
+	<-g.accepted          // the refresh's connection is held at the gate
+	env.Server.Drop(proc1) // the reconnection's will be too
+	env.Backend.Wait(t, "Disconnected")
+	<-g.accepted
+	close(g.open)
+	env.Backend.Wait(t, "Connected")
+	env.Backend.Wait(t, "Connected")
+	startSession(t, env, "gs-after")
+	if gs := <-started; gs.GameSessionID != "gs-after" {
+		t.Errorf("started %+v", gs)
+	}
+	if err := p.ActivateGameSession(); err != nil {
+		t.Fatal(err)
+	}
+}
