@@ -273,7 +273,7 @@ func same(t testing.TB, what string, gotL, wantL []*game.GameSession, got, want 
 		t.Fatalf("%s: memory %d sessions %s, store %d %s", what, len(gotL), ids(gotL), len(wantL), ids(wantL))
 	}
 	for i := range gotL {
-		if g, s := norm(gotL[i]), norm(wantL[i]); !reflect.DeepEqual(g, s) {
+		if g, s := ownedtest.Norm(gotL[i]), ownedtest.Norm(wantL[i]); !reflect.DeepEqual(g, s) {
 			t.Fatalf("%s: session %d differs:\nmemory %+v\nstore  %+v", what, i, g, s)
 		}
 	}
@@ -285,17 +285,6 @@ func ids(list []*game.GameSession) string {
 		b.WriteString(" " + s.IDString)
 	}
 	return b.String()
-}
-
-// norm is s as the wire sees it: times in milliseconds.
-func norm(s *game.GameSession) game.GameSession {
-	c := *s
-	c.CreationTime = store.FromMillis(store.Millis(c.CreationTime))
-	c.TerminationTime = store.FromMillis(store.Millis(c.TerminationTime))
-	if len(c.Properties) == 0 {
-		c.Properties = nil
-	}
-	return c
 }
 
 // checkSearch pages through q on both and compares every page.

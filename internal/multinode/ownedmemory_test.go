@@ -3,16 +3,11 @@ package multinode
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/gamelift"
-	"github.com/aws/aws-sdk-go-v2/service/gamelift/types"
 
 	"github.com/anylift/anylift/internal/apitest"
 	"github.com/anylift/anylift/internal/owned/ownedtest"
@@ -33,19 +28,7 @@ func TestOwnedFleetsInMemoryAsTheyMove(t *testing.T) {
 	a := apitest.Start(t, apitest.WithPostgres(dsn), withNodeListen(secret), withOwnership)
 	b := apitest.Start(t, apitest.WithPostgres(dsn), withNodeListen(secret), withOwnership)
 	ctx := context.Background()
-	gl := a.Client()
-	if _, err := gl.CreateLocation(ctx, &gamelift.CreateLocationInput{LocationName: aws.String(location)}); err != nil {
-		t.Fatal(err)
-	}
-	var fleets []string
-	for i := range 6 {
-		out, err := gl.CreateFleet(ctx, &gamelift.CreateFleetInput{Name: aws.String(fmt.Sprintf("f%d", i)), ComputeType: types.ComputeTypeAnywhere,
-			Locations: []types.LocationConfiguration{{Location: aws.String(location)}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		fleets = append(fleets, *out.FleetAttributes.FleetId)
-	}
+	fleets := newFleets(t, a, 6)
 	waitSettled(t, "two nodes", a, a, b)
 
 	// Writers write each fleet on the node that owns it: a node that does

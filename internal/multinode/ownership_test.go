@@ -55,6 +55,27 @@ func settled(got map[string]store.FleetOwner, nodes []*apitest.Env) bool {
 	return true
 }
 
+// newFleets creates the location and n Anywhere fleets in it through e,
+// and returns their ids.
+func newFleets(t *testing.T, e *apitest.Env, n int) []string {
+	t.Helper()
+	ctx := context.Background()
+	gl := e.Client()
+	if _, err := gl.CreateLocation(ctx, &gamelift.CreateLocationInput{LocationName: aws.String(location)}); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for i := range n {
+		out, err := gl.CreateFleet(ctx, &gamelift.CreateFleetInput{Name: aws.String(fmt.Sprintf("f%d", i)), ComputeType: types.ComputeTypeAnywhere,
+			Locations: []types.LocationConfiguration{{Location: aws.String(location)}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, *out.FleetAttributes.FleetId)
+	}
+	return ids
+}
+
 func waitSettled(t *testing.T, what string, via *apitest.Env, nodes ...*apitest.Env) map[string]store.FleetOwner {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
@@ -79,17 +100,8 @@ func TestFleetOwnershipFollowsNodes(t *testing.T) {
 	a := apitest.Start(t, apitest.WithPostgres(dsn), withNodeListen(secret), withOwnership)
 	b := apitest.Start(t, apitest.WithPostgres(dsn), withNodeListen(secret), withOwnership)
 	ctx := context.Background()
-	gl := a.Client()
-	if _, err := gl.CreateLocation(ctx, &gamelift.CreateLocationInput{LocationName: aws.String(location)}); err != nil {
-		t.Fatal(err)
-	}
 	const fleets = 24
-	for i := range fleets {
-		if _, err := gl.CreateFleet(ctx, &gamelift.CreateFleetInput{Name: aws.String(fmt.Sprintf("f%d", i)), ComputeType: types.ComputeTypeAnywhere,
-			Locations: []types.LocationConfiguration{{Location: aws.String(location)}}}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	newFleets(t, a, fleets)
 	two := waitSettled(t, "two nodes", a, a, b)
 	if len(two) != fleets {
 		t.Fatalf("%d leases for %d fleets", len(two), fleets)

@@ -151,6 +151,25 @@ func (n *node) holdOnce(match func(store.Change) bool) chan struct{} {
 	return release
 }
 
+// renameHeldThenEnd renames session s in a transaction whose changes the
+// hook holds back, then ends s; it returns what releases the rename's
+// changes to the memory, and the rename's result.
+func (n *node) renameHeldThenEnd(s *game.GameSession, name string) (release chan struct{}, renamed chan error) {
+	release = n.holdOnce(func(c store.Change) bool { return c.Kind == store.SessionPut && c.Session.Name == name })
+	renamed = n.async(func(tx store.Tx) error {
+		c := *s
+		c.Name = name
+		return tx.UpdateGameSession(&c)
+	})
+	n.waitHeld()
+	n.update(func(tx store.Tx) error {
+		c := *s
+		c.Status, c.TerminationTime = game.SessionTerminated, epoch.Add(time.Minute)
+		return tx.UpdateGameSession(&c)
+	})
+	return release, renamed
+}
+
 // waitHeld waits until the hook holds a commit back.
 func (n *node) waitHeld() {
 	n.t.Helper()
@@ -185,18 +204,7 @@ func TestOutOfOrderCommitsKeepTheNewest(t *testing.T) {
 	// An older put of a session reaching the feed after the session ended.
 	s := ownedtest.Session(fleet, "custom-a", "gs-ended", game.SessionActive, 4)
 	n.update(func(tx store.Tx) error { return tx.InsertGameSession(s) })
-	release := n.holdOnce(func(c store.Change) bool { return c.Kind == store.SessionPut && c.Session.Name == "late" })
-	older := n.async(func(tx store.Tx) error {
-		c := *s
-		c.Name = "late"
-		return tx.UpdateGameSession(&c)
-	})
-	n.waitHeld()
-	n.update(func(tx store.Tx) error {
-		c := *s
-		c.Status, c.TerminationTime = game.SessionTerminated, epoch.Add(time.Minute)
-		return tx.UpdateGameSession(&c)
-	})
+	release, older := n.renameHeldThenEnd(s, "late")
 	close(release)
 	if err := <-older; err != nil {
 		t.Fatal(err)
@@ -285,18 +293,7 @@ func TestLoadIgnoresChangesOlderThanItsSnapshot(t *testing.T) {
 			t.Fatal("the lost fleet was never dropped")
 		}
 	}
-	release := n.holdOnce(func(c store.Change) bool { return c.Kind == store.SessionPut && c.Session.Name == "older" })
-	older := n.async(func(tx store.Tx) error {
-		c := *s
-		c.Name = "older"
-		return tx.UpdateGameSession(&c)
-	})
-	n.waitHeld()
-	n.update(func(tx store.Tx) error {
-		c := *s
-		c.Status, c.TerminationTime = game.SessionTerminated, epoch.Add(time.Minute)
-		return tx.UpdateGameSession(&c)
-	})
+	release, older := n.renameHeldThenEnd(s, "older")
 	// The older change reaches the feed once the load has read its
 	// snapshot, which holds the session ended.
 	var once sync.Once

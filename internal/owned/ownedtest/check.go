@@ -150,52 +150,36 @@ func Agree(db *sqldb.DB, mem *owned.Memory, fleet string) error {
 
 // sameList pages through a describe in memory and in the store.
 func sameList(db *sqldb.DB, l *live.Sessions, f store.SessionFilter, limit int) error {
-	p := store.Page{Limit: limit}
-	for page := 0; page < 200; page++ {
-		ml, mn, ok, merr := l.List(f, p)
-		var sl []*game.GameSession
-		var sn string
-		serr := db.View(context.Background(), func(tx store.Tx) error {
-			var err error
-			sl, sn, err = tx.ListGameSessions(f, p)
-			return err
-		})
-		if !ok {
-			return fmt.Errorf("describe %+v: not answered from memory; the store answers %s, %v", f, ids(sl), serr)
-		}
-		if f.ID != "" && len(sl) == 0 && serr == nil {
-			serr = game.Errorf(game.NotFound, "game session %s not found", f.ID)
-			if len(ml) == 0 {
-				merr = serr
-			}
-		}
-		if err := same(fmt.Sprintf("describe %+v page %d", f, page), ml, sl, mn, sn, merr, serr); err != nil {
-			return err
-		}
-		if mn == "" {
-			return nil
-		}
-		p.Token = mn
-	}
-	return nil
+	return samePages(db, fmt.Sprintf("describe %+v", f), limit,
+		func(p store.Page) ([]*game.GameSession, string, bool, error) { return l.List(f, p) },
+		func(tx store.Tx, p store.Page) ([]*game.GameSession, string, error) { return tx.ListGameSessions(f, p) })
 }
 
 // sameSearch pages through a search in memory and in the store.
 func sameSearch(db *sqldb.DB, l *live.Sessions, q store.SearchQuery, limit int) error {
+	return samePages(db, fmt.Sprintf("search %+v", q), limit,
+		func(p store.Page) ([]*game.GameSession, string, bool, error) { return l.Search(q, p) },
+		func(tx store.Tx, p store.Page) ([]*game.GameSession, string, error) { return tx.SearchGameSessions(q, p) })
+}
+
+// samePages pages through one question, named what, asked of the memory
+// (mem) and of the store (stored), and compares every page.
+func samePages(db *sqldb.DB, what string, limit int, mem func(store.Page) ([]*game.GameSession, string, bool, error),
+	stored func(store.Tx, store.Page) ([]*game.GameSession, string, error)) error {
 	p := store.Page{Limit: limit}
 	for page := 0; page < 200; page++ {
-		ml, mn, ok, merr := l.Search(q, p)
-		if !ok {
-			return fmt.Errorf("search %+v: not answered from memory", q)
-		}
+		ml, mn, ok, merr := mem(p)
 		var sl []*game.GameSession
 		var sn string
 		serr := db.View(context.Background(), func(tx store.Tx) error {
 			var err error
-			sl, sn, err = tx.SearchGameSessions(q, p)
+			sl, sn, err = stored(tx, p)
 			return err
 		})
-		if err := same(fmt.Sprintf("search %+v page %d", q, page), ml, sl, mn, sn, merr, serr); err != nil {
+		if !ok {
+			return fmt.Errorf("%s: not answered from memory; the store answers %s, %v", what, ids(sl), serr)
+		}
+		if err := same(fmt.Sprintf("%s page %d", what, page), ml, sl, mn, sn, merr, serr); err != nil {
 			return err
 		}
 		if mn == "" {
@@ -211,7 +195,7 @@ func same(what string, got, want []*game.GameSession, gotNext, wantNext string, 
 		return fmt.Errorf("%s: memory %d sessions, token %q, error %v; store %d, %q, %v", what, len(got), gotNext, gotErr, len(want), wantNext, wantErr)
 	}
 	for i := range got {
-		g, w := norm(got[i]), norm(want[i])
+		g, w := Norm(got[i]), Norm(want[i])
 		if !reflect.DeepEqual(g, w) {
 			return fmt.Errorf("%s: session %d differs:\nmemory %+v\nstore  %+v", what, i, g, w)
 		}
@@ -219,8 +203,9 @@ func same(what string, got, want []*game.GameSession, gotNext, wantNext string, 
 	return nil
 }
 
-// norm is s as the wire sees it: times in milliseconds.
-func norm(s *game.GameSession) game.GameSession {
+// Norm is s as the wire sees it: times in milliseconds, no properties
+// as nil.
+func Norm(s *game.GameSession) game.GameSession {
 	c := *s
 	c.CreationTime = store.FromMillis(store.Millis(c.CreationTime))
 	c.TerminationTime = store.FromMillis(store.Millis(c.TerminationTime))
