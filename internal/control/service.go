@@ -143,6 +143,8 @@ type Service struct {
 	owners *owners.Map
 	// ownerWake wakes the placer of another fleet's owner (owners.go).
 	ownerWake func(fleetID string)
+	// assignWake runs AssignFleets before the next tick (owners.go).
+	assignWake chan struct{}
 }
 
 // New returns a Service over st. now is the clock (time.Now when nil).

@@ -173,8 +173,12 @@ func (b *processes) PushLocal(r control.ProcessRef, msg sdkwire.Push) bool {
 	return b.hub.Push(toProcess(r), msg)
 }
 
-// WakePlacer implements cluster.Local.
-func (b *processes) WakePlacer() { b.svc.WakePlacer() }
+// WakePlacer implements cluster.Local: another node wakes this one when
+// a placement or a fleet's lease is now this node's to act on.
+func (b *processes) WakePlacer() {
+	b.svc.WakeOwners()
+	b.svc.WakePlacer()
+}
 
 // DisconnectLocal implements cluster.Local.
 func (b *processes) DisconnectLocal(r control.ProcessRef, reason string) bool {
