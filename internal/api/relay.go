@@ -22,6 +22,9 @@ type Relayer interface {
 	// base and writes that node's answer to w; an error means nothing
 	// was written.
 	RelayAPI(w http.ResponseWriter, r *http.Request, body []byte, base string) error
+	// Ask sends r as RelayAPI does and returns the answer instead of
+	// writing it.
+	Ask(ctx context.Context, r *http.Request, body []byte, base string) (*cluster.Answer, error)
 }
 
 // SetRouter sets what tells which node owns a fleet: nil (the default)

@@ -3,9 +3,11 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 
 	"github.com/anylift/anylift/internal/cluster"
+	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/owners"
 	"github.com/anylift/anylift/internal/store/sqldb"
 )
@@ -32,12 +34,27 @@ func (s *Server) startOwnership() error {
 			if n := s.CloseFleet(fleetID, "the fleet moved to another node"); n > 0 {
 				s.cfg.Log.Info("closed the connections of a fleet now owned by another node", "fleet", fleetID, "connections", n)
 			}
+			ctx, cancel := context.WithTimeout(context.Background(), cluster.Timeout)
+			defer cancel()
+			if err := s.svc.FleetMoved(ctx, fleetID); err != nil {
+				s.cfg.Log.Warn("ending the faults of a fleet now owned by another node", "fleet", fleetID, "err", err)
+			}
 		}()
 	})
 	db.SetOwners(m)
 	s.svc.SetOwners(m)
 	s.svc.SetOwnerWake(func(fleetID string) { s.wakeOwner(m, fleetID) })
+	s.svc.SetFleetMatch(func(ctx context.Context, fleetID string, call *control.FleetMatchCall) error {
+		base, local := m.Route(fleetID)
+		if local || base == "" {
+			return fmt.Errorf("no other node is known to own fleet %s", fleetID)
+		}
+		ctx, cancel := context.WithTimeout(ctx, cluster.Timeout)
+		defer cancel()
+		return s.procs.fwd.Match(ctx, base, call)
+	})
 	s.SetRouter(m)
+	s.api.SetPeers(s.peerAddresses)
 	s.owners = m
 	return nil
 }
@@ -76,4 +93,16 @@ func (s *Server) wakeOwner(m *owners.Map, fleetID string) {
 			}
 		}
 	}()
+}
+
+// peerAddresses lists the forwarding addresses of the other live nodes.
+func (s *Server) peerAddresses(ctx context.Context) ([]string, error) {
+	peers, err := s.peers(ctx)
+	var out []string
+	for _, n := range peers {
+		if n.Address != "" {
+			out = append(out, n.Address)
+		}
+	}
+	return out, err
 }

@@ -304,6 +304,10 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 		s.closeListeners()
 		return nil, err
 	}
+	if err := s.newGateway(); err != nil {
+		s.closeListeners()
+		return nil, err
+	}
 	s.serveNode()
 	if err := s.checkPeers(ctx); err != nil {
 		s.closeListeners()
