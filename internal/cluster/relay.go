@@ -277,6 +277,8 @@ var ErrNotAnswered = errors.New("the node did not take the relayed request")
 
 // relayClient is the HTTP client of relayed calls: many at once to one
 // owner, kept alive between calls. Each call bounds itself (its context).
+// A redirect is an answer to pass back (the console's forms answer 303),
+// never one to follow.
 func relayClient(timeout time.Duration) *http.Client {
 	d := &net.Dialer{Timeout: timeout}
 	return &http.Client{Transport: &http.Transport{
@@ -284,7 +286,7 @@ func relayClient(timeout time.Duration) *http.Client {
 		MaxIdleConnsPerHost: 256,
 		MaxConnsPerHost:     512, // the owner caps each address at 1024 connections by default
 		IdleConnTimeout:     60 * time.Second,
-	}}
+	}, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }
 
 // RelayAPI sends the request r to the API listener, whose body was read

@@ -52,6 +52,9 @@ func (s *Service) StepMatchmaking(ctx context.Context) error {
 	}
 }
 
+// MatchmakerID is the name this node holds matchmaker leases under.
+func (s *Service) MatchmakerID() string { return s.mmOwner }
+
 // stepConfig is one step for one configuration, when this node leads it.
 func (s *Service) stepConfig(ctx context.Context, name string) error {
 	now := s.clock()

@@ -30,7 +30,9 @@ func (s *Server) startOwnership() error {
 	}
 	m := owners.New(s.svc.NodeID())
 	m.OnLose(func(fleetID string) {
+		s.losing.Add(1)
 		go func() {
+			defer s.losing.Done()
 			if n := s.CloseFleet(fleetID, "the fleet moved to another node"); n > 0 {
 				s.cfg.Log.Info("closed the connections of a fleet now owned by another node", "fleet", fleetID, "connections", n)
 			}
