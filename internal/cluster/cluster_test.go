@@ -21,7 +21,7 @@ var secret = []byte("a-shared-node-secret-for-tests")
 
 // connected stands for the processes connected to the receiving node.
 type connected struct {
-	mu     sync.Mutex
+	mu      sync.Mutex
 	pushes  []sdkwire.Push
 	gone    []string
 	matches []control.FleetMatchCall
