@@ -21,9 +21,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
+	"github.com/anylift/anylift/internal/cluster"
 	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/metrics"
 	"github.com/anylift/anylift/internal/store"
@@ -73,7 +73,7 @@ type Console struct {
 
 	// relaying sends the forms about other nodes' fleets to them; nil
 	// serves them here (relay.go).
-	relaying atomic.Pointer[relays]
+	relaying cluster.Relaying[Relayer]
 }
 
 // New returns the console; it starts nothing.

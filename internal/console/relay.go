@@ -3,13 +3,11 @@ package console
 import (
 	"bytes"
 	"context"
-	"errors"
 	"io"
 	"net/http"
 
 	"github.com/anylift/anylift/internal/cluster"
 	"github.com/anylift/anylift/internal/game"
-	"github.com/anylift/anylift/internal/store"
 )
 
 // Several nodes with fleet ownership (docs/several-nodes.md, "Relays"): a
@@ -26,20 +24,9 @@ type Relayer interface {
 	RelayAPI(w http.ResponseWriter, r *http.Request, body []byte, base string) error
 }
 
-type relays struct {
-	router cluster.Router
-	relay  Relayer
-}
-
 // SetRelay makes the console relay the forms about fleets another node
 // owns, as router says, with relay; a nil router serves them here.
-func (c *Console) SetRelay(router cluster.Router, relay Relayer) {
-	if router == nil || relay == nil {
-		c.relaying.Store(nil)
-		return
-	}
-	c.relaying.Store(&relays{router: router, relay: relay})
-}
+func (c *Console) SetRelay(router cluster.Router, relay Relayer) { c.relaying.Set(router, relay) }
 
 // maxFormBytes caps a form's body: the console's forms are a few fields.
 const maxFormBytes = 64 << 10
@@ -57,22 +44,13 @@ func keepBody(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
 	return r.WithContext(context.WithValue(r.Context(), bodyKey{}, b)), true
 }
 
-// relayTo is the "error" of a form whose fleet another node owns.
-type relayTo struct{ base string }
-
-func (e *relayTo) Error() string { return "owned by the node at " + e.base }
-
-// route answers *relayTo when another node owns fleetID and r was not
-// relayed here already, and nil to serve it here.
+// route answers *cluster.RelayTo when another node owns fleetID (an id
+// or ARN) and r was not relayed here already, and nil to serve it here.
 func (c *Console) route(r *http.Request, fleetID string) error {
-	rl := c.relaying.Load()
-	if rl == nil || fleetID == "" || cluster.IsRelayed(r.Context()) {
+	if fleetID == "" {
 		return nil
 	}
-	if base, local := rl.router.Route(game.ResourceID(fleetID, "fleet")); !local && base != "" {
-		return &relayTo{base}
-	}
-	return nil
+	return c.relaying.Route(r.Context(), game.ResourceID(fleetID, "fleet"))
 }
 
 // sessionFleet is the fleet a game session's ARN names, or "".
@@ -81,28 +59,18 @@ func sessionFleet(id string) string {
 	return f
 }
 
-// elsewhere answers a form whose fleet another node serves, named by the
-// router (*relayTo) or by the store, which refused the write and wrote
-// nothing (*store.NotOwner): it goes to that node once; otherwise the
-// answer is an error page asking to try again. It reports whether err was
-// one of those.
+// elsewhere answers a form whose fleet another node serves
+// (cluster.Destination): it goes to that node once; otherwise the answer
+// is an error page asking to try again. It reports whether err was such a
+// form's.
 func (c *Console) elsewhere(w http.ResponseWriter, r *http.Request, err error) bool {
-	var base string
-	var to *relayTo
-	var no *store.NotOwner
-	switch {
-	case errors.As(err, &to):
-		base = to.base
-	case errors.As(err, &no):
-		if !cluster.IsRelayed(r.Context()) {
-			base = no.Address
-		}
-	default:
+	base, ok := cluster.Destination(r.Context(), err)
+	if !ok {
 		return false
 	}
 	body, _ := r.Context().Value(bodyKey{}).([]byte)
-	if rl := c.relaying.Load(); base != "" && rl != nil {
-		err := rl.relay.RelayAPI(w, r, body, base)
+	if relay, on := c.relaying.Relay(); base != "" && on {
+		err := relay.RelayAPI(w, r, body, base)
 		if err == nil {
 			return true
 		}

@@ -33,7 +33,7 @@ func (g *Gateway) create(ctx context.Context, player string, req *playerwire.Cre
 	if err := g.checkTarget(req.FleetId, req.AliasId); err != nil {
 		return nil, err
 	}
-	if err := g.route(ctx, req.FleetId); err != nil {
+	if err := g.relaying.Route(ctx, req.FleetId); err != nil {
 		return nil, err
 	}
 	if req.AliasId != "" {

@@ -15,9 +15,9 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
-	"sync/atomic"
 	"time"
 
+	"github.com/anylift/anylift/internal/cluster"
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/wire"
 )
@@ -103,7 +103,7 @@ type Gateway struct {
 	seatLocks [64]sync.Mutex
 	// relaying sends requests about other nodes' fleets to them; nil
 	// serves everything here (relay.go).
-	relaying atomic.Pointer[relays]
+	relaying cluster.Relaying[Relayer]
 }
 
 // New returns a gateway over ctl. It fails when the player token

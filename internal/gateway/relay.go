@@ -2,13 +2,11 @@ package gateway
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"time"
 
 	"github.com/anylift/anylift/internal/cluster"
 	"github.com/anylift/anylift/internal/game"
-	"github.com/anylift/anylift/internal/store"
 	"github.com/anylift/anylift/internal/wire"
 )
 
@@ -31,87 +29,44 @@ type Relayer interface {
 	RelayPlayer(w http.ResponseWriter, r *http.Request, body []byte, base string, timeout time.Duration) error
 }
 
-// relays is what the gateway relays with.
-type relays struct {
-	router cluster.Router
-	relay  Relayer
-}
-
 // SetRelay makes the gateway relay requests about fleets another node
 // owns, as router says, with relay; a nil router serves every request
 // here.
-func (g *Gateway) SetRelay(router cluster.Router, relay Relayer) {
-	if router == nil || relay == nil {
-		g.relaying.Store(nil)
-		return
-	}
-	g.relaying.Store(&relays{router: router, relay: relay})
-}
+func (g *Gateway) SetRelay(router cluster.Router, relay Relayer) { g.relaying.Set(router, relay) }
 
-// relayTo is the "error" of a request whose fleet another node owns: base
-// is that node's forwarding address.
-type relayTo struct{ base string }
-
-func (e *relayTo) Error() string { return "owned by the node at " + e.base }
-
-// route answers *relayTo when another node owns fleetID and ctx is not
-// that of a request relayed here already, and nil to serve it here.
-func (g *Gateway) route(ctx context.Context, fleetID string) error {
-	rl := g.relaying.Load()
-	if rl == nil || fleetID == "" || cluster.IsRelayed(ctx) {
-		return nil
-	}
-	if base, local := rl.router.Route(fleetID); !local && base != "" {
-		return &relayTo{base}
-	}
-	return nil
-}
-
-// routeSession is route for the fleet a game session's ARN names; an id
+// routeSession routes by the fleet a game session's ARN names; an id
 // that is not an ARN is served here (the store's refusal relays it).
 func (g *Gateway) routeSession(ctx context.Context, id string) error {
 	fleetID, _, _ := game.ParseGameSessionARN(id)
-	return g.route(ctx, fleetID)
+	return g.relaying.Route(ctx, fleetID)
 }
 
-// routeAlias is route for the fleet a SIMPLE alias points to; an alias
+// routeAlias routes by the fleet a SIMPLE alias points to; an alias
 // that cannot be resolved is served here, which answers its error.
 func (g *Gateway) routeAlias(ctx context.Context, aliasID string) error {
-	if g.relaying.Load() == nil || cluster.IsRelayed(ctx) {
+	if !g.relaying.On() || cluster.IsRelayed(ctx) {
 		return nil
 	}
 	out, err := g.ctl.ResolveAlias(ctx, &wire.ResolveAliasInput{AliasId: wire.String(aliasID)})
 	if err != nil {
 		return nil
 	}
-	return g.route(ctx, wire.Deref(out.FleetId))
+	return g.relaying.Route(ctx, wire.Deref(out.FleetId))
 }
 
-// elsewhere answers a request whose fleet another node serves, named by
-// the router (*relayTo) or by the store, which refused a write and wrote
-// nothing (*store.NotOwner): the request goes to that node once. A
-// request relayed here already, a fleet with no owner at the moment and
-// an owner that cannot be reached are answered 500 with Retry-After, which
-// clients retry (not 503, which a balancer may hold against this node).
-// It reports whether err was one of those.
+// elsewhere answers a request whose fleet another node serves
+// (cluster.Destination): it goes to that node once. A request that can go
+// nowhere now (relayed here already, a fleet with no owner at the moment)
+// and an owner that cannot be reached are answered 500 with Retry-After,
+// which clients retry (not 503, which a balancer may hold against this
+// node). It reports whether err was such a request's.
 func (g *Gateway) elsewhere(w http.ResponseWriter, r *http.Request, body []byte, err error) bool {
-	var base string
-	var to *relayTo
-	var no *store.NotOwner
-	switch {
-	case errors.As(err, &to):
-		base = to.base
-	case errors.As(err, &no):
-		if cluster.IsRelayed(r.Context()) {
-			g.log.Info("a relayed player request met a fleet this node does not own", "path", r.URL.Path, "fleet", no.FleetID, "owner", no.NodeID)
-		} else {
-			base = no.Address
-		}
-	default:
+	base, ok := cluster.Destination(r.Context(), err)
+	if !ok {
 		return false
 	}
-	if rl := g.relaying.Load(); base != "" && rl != nil {
-		err := rl.relay.RelayPlayer(w, r, body, base, g.cfg.CreateTimeout+30*time.Second)
+	if relay, on := g.relaying.Relay(); base != "" && on {
+		err := relay.RelayPlayer(w, r, body, base, g.cfg.CreateTimeout+30*time.Second)
 		if err == nil {
 			return true
 		}
