@@ -85,7 +85,7 @@ func (s *Service) timeOutTickets(ctx context.Context, name string, now time.Time
 	for _, status := range []string{game.TicketQueued, game.TicketSearching, game.TicketPlacing} {
 		for {
 			n := 0
-			var away map[string]string // automatic backfill ticket → its session's fleet, another node's
+			var away map[string]string // automatic backfill ticket → the node owning its session's fleet
 			err := s.mmUpdate(ctx, func(x *mmTx) error {
 				away = nil
 				due, err := x.tx.ListDueTickets(name, status, now, matchBatch)
@@ -98,14 +98,14 @@ func (s *Service) timeOutTickets(ctx context.Context, name string, now time.Time
 					if err != nil {
 						break
 					}
-					switch fleet := s.elsewhere(t.GameSessionARN); {
+					switch owner := s.elsewhere(t.GameSessionARN); {
 					case status == game.TicketPlacing:
 						err = x.timeOutPlacing(t)
-					case t.AutoBackfill && fleet != "":
+					case t.AutoBackfill && owner != "":
 						if away == nil {
 							away = map[string]string{}
 						}
-						away[t.ID] = fleet // its next ticket is written into the session, by the owner
+						away[t.ID] = owner // its next ticket is written into the session, by the owner
 					default:
 						err = x.timeOut(c, t)
 					}
@@ -116,8 +116,8 @@ func (s *Service) timeOutTickets(ctx context.Context, name string, now time.Time
 				return err
 			}
 			sent := true
-			for id, fleet := range away {
-				sent = s.sendFleetMatch(ctx, fleet, &FleetMatchCall{Config: name, TimedOut: id}) == nil && sent
+			for id, owner := range away {
+				sent = s.sendFleetMatch(ctx, owner, &FleetMatchCall{Config: name, TimedOut: id}) == nil && sent
 			}
 			if n < matchBatch || status == game.TicketPlacing || !sent {
 				break // PLACING tickets whose session is starting stay listed, as do tickets not sent: one pass
@@ -211,8 +211,8 @@ func (s *Service) matchPool(ctx context.Context, name string, now time.Time) err
 		var here []matchmaking.Match
 		away := map[int]string{}
 		for i, fm := range batch {
-			if fleet := s.backfillElsewhere(fm, sessions); fleet != "" {
-				away[i] = fleet
+			if owner := s.backfillElsewhere(fm, sessions); owner != "" {
+				away[i] = owner
 				continue
 			}
 			here = append(here, fm)
@@ -228,15 +228,16 @@ func (s *Service) matchPool(ctx context.Context, name string, now time.Time) err
 		if err != nil {
 			return err
 		}
-		for i, fleet := range away {
-			s.sendFleetMatch(ctx, fleet, &FleetMatchCall{Config: name, Tickets: batch[i].Tickets, Locations: batch[i].Locations})
+		for i, owner := range away {
+			s.sendFleetMatch(ctx, owner, &FleetMatchCall{Config: name, Tickets: batch[i].Tickets, Locations: batch[i].Locations})
 		}
 	}
 	return nil
 }
 
-// backfillElsewhere is the fleet of the session match fm backfills when
-// another node owns it, or "".
+// backfillElsewhere is the forwarding address of the node owning the
+// fleet of the session match fm backfills when that is another node, or
+// "".
 func (s *Service) backfillElsewhere(fm matchmaking.Match, sessions map[string]string) string {
 	for _, p := range fm.Tickets {
 		if arn, ok := sessions[p.TicketID]; ok {

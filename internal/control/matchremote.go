@@ -35,32 +35,38 @@ type FleetMatchCall struct {
 // at most one ticket per player of its rule set (200 at most).
 const maxCallTickets = 1000
 
-// SetFleetMatch sets how this node sends a FleetMatchCall to the node
-// owning fleetID (over the node channel); nil sends nothing.
-func (s *Service) SetFleetMatch(f func(ctx context.Context, fleetID string, call *FleetMatchCall) error) {
+// SetFleetMatch sets how this node sends a FleetMatchCall to the node at
+// base (its forwarding address, over the node channel); nil sends nothing.
+func (s *Service) SetFleetMatch(f func(ctx context.Context, base string, call *FleetMatchCall) error) {
 	s.fleetMatch = f
 }
 
-// elsewhere is the fleet of game session arn when another node owns it
-// and this node can send it the session's matchmaking, or "".
+// elsewhere is the forwarding address of the node owning the fleet of
+// game session arn when that is another node this node can send the
+// session's matchmaking to, or "". A fleet with no owner known here is
+// matched here: nothing is written for a session that has ended, and the
+// store refuses a write for a live one, which the next step tries again.
 func (s *Service) elsewhere(arn string) string {
-	if s.fleetMatch == nil {
+	if s.fleetMatch == nil || s.owners == nil {
 		return ""
 	}
 	fleetID, _, ok := game.ParseGameSessionARN(arn)
-	if !ok || s.owns(fleetID) {
+	if !ok {
 		return ""
 	}
-	return fleetID
+	if base, local := s.owners.Route(fleetID); !local {
+		return base
+	}
+	return ""
 }
 
-// sendFleetMatch sends call to the owner of fleetID; a failure is logged
-// and reported, and the step leaves the tickets for the next one.
-func (s *Service) sendFleetMatch(ctx context.Context, fleetID string, call *FleetMatchCall) error {
-	err := s.fleetMatch(ctx, fleetID, call)
+// sendFleetMatch sends call to the node at base; a failure is logged and
+// reported, and the step leaves the tickets for the next one.
+func (s *Service) sendFleetMatch(ctx context.Context, base string, call *FleetMatchCall) error {
+	err := s.fleetMatch(ctx, base, call)
 	if err != nil {
 		s.log.Warn("the node owning a game session's fleet did not take its matchmaking; its tickets wait for the next step",
-			"configuration", call.Config, "fleet", fleetID, "err", err)
+			"configuration", call.Config, "node", base, "err", err)
 	}
 	return err
 }

@@ -50,9 +50,9 @@ func newRemoteWorld(t *testing.T) *remoteWorld {
 	m.Refresh([]store.FleetOwner{{FleetID: "fleet-1", NodeID: "node-b", Epoch: 1}},
 		[]*store.Node{{ID: "node-a", Alive: true}, {ID: "node-b", Address: "http://node-b", Alive: true}}, true)
 	w.matchmaker.SetOwners(m)
-	w.matchmaker.SetFleetMatch(func(ctx context.Context, fleetID string, call *FleetMatchCall) error {
-		if fleetID != "fleet-1" {
-			t.Errorf("a call for fleet %s", fleetID)
+	w.matchmaker.SetFleetMatch(func(ctx context.Context, base string, call *FleetMatchCall) error {
+		if base != "http://node-b" {
+			t.Errorf("a call to %s", base)
 		}
 		w.calls = append(w.calls, *call)
 		return w.send(ctx, call)

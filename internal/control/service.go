@@ -145,7 +145,7 @@ type Service struct {
 	ownerWake func(fleetID string)
 	// fleetMatch sends the matchmaking of another node's game session
 	// to that node (matchremote.go).
-	fleetMatch func(ctx context.Context, fleetID string, call *FleetMatchCall) error
+	fleetMatch func(ctx context.Context, base string, call *FleetMatchCall) error
 }
 
 // New returns a Service over st. now is the clock (time.Now when nil).

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -24,7 +25,9 @@ import (
 	"github.com/anylift/anylift/internal/api"
 	"github.com/anylift/anylift/internal/apitest"
 	"github.com/anylift/anylift/internal/extapi"
+	model "github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/server"
+	"github.com/anylift/anylift/internal/store"
 	"github.com/anylift/anylift/sdk/playerwire"
 	sdk "github.com/anylift/anylift/sdk/server"
 )
@@ -51,11 +54,12 @@ func withPaths(c *server.Config) {
 	c.AllowFaultInjection = true
 }
 
-// apart starts two nodes with withPaths on one schema and creates fleets
-// (in one location) until each node owns one: fa is a's, fb is b's.
-func apart(t *testing.T) (a, b *relayNode, fa, fb string) {
+// apart starts two nodes with withPaths (and a with optsA) on one schema
+// and creates fleets (in one location) until each node owns one: fa is
+// a's, fb is b's.
+func apart(t *testing.T, optsA ...apitest.Option) (a, b *relayNode, fa, fb string) {
 	t.Helper()
-	a, b = relayPair(t, withPaths)
+	a, b = relayPairWith(t, append([]apitest.Option{withPaths}, optsA...), []apitest.Option{withPaths})
 	gl := a.Client()
 	if _, err := gl.CreateLocation(context.Background(), &gamelift.CreateLocationInput{LocationName: aws.String(location)}); err != nil {
 		t.Fatal(err)
@@ -81,17 +85,24 @@ func apart(t *testing.T) (a, b *relayNode, fa, fb string) {
 }
 
 // gameProc is a Go SDK server process that activates every session it is
-// given.
+// given, once activate lets it when it is set.
 type gameProc struct {
 	p         *sdk.Process
 	started   chan sdk.GameSession
 	updated   chan sdk.UpdateGameSession
 	terminate chan struct{}
+	activate  chan struct{}
 }
 
 // serve connects a process of fleet's compute through node entry (the
 // connection is relayed to the owner) and makes it ready.
 func serve(t *testing.T, entry *relayNode, fleet, compute, token, pid string) *gameProc {
+	return serveHolding(t, entry, fleet, compute, token, pid, nil)
+}
+
+// serveHolding is serve for a process that activates each session only
+// once activate yields (nil: at once).
+func serveHolding(t *testing.T, entry *relayNode, fleet, compute, token, pid string, activate chan struct{}) *gameProc {
 	t.Helper()
 	p, err := sdk.Init(sdk.ServerParameters{WebSocketURL: "ws://" + entry.Server.Addr(), ProcessID: pid, HostID: compute,
 		FleetID: fleet, AuthToken: token},
@@ -101,11 +112,17 @@ func serve(t *testing.T, entry *relayNode, fleet, compute, token, pid string) *g
 		t.Fatalf("%s connecting: %v", pid, err)
 	}
 	t.Cleanup(func() { p.Destroy() })
-	g := &gameProc{p: p, started: make(chan sdk.GameSession, 8), updated: make(chan sdk.UpdateGameSession, 32), terminate: make(chan struct{}, 1)}
+	g := &gameProc{p: p, started: make(chan sdk.GameSession, 8), updated: make(chan sdk.UpdateGameSession, 32), terminate: make(chan struct{}, 1),
+		activate: activate}
 	err = p.ProcessReady(sdk.ProcessParameters{Port: 9000,
 		OnStartGameSession: func(gs sdk.GameSession) {
 			g.started <- gs
-			go p.ActivateGameSession()
+			go func() {
+				if g.activate != nil {
+					<-g.activate
+				}
+				p.ActivateGameSession()
+			}()
 		},
 		OnUpdateGameSession: func(u sdk.UpdateGameSession) { g.updated <- u },
 		OnProcessTerminate:  func() { g.terminate <- struct{}{} },
@@ -113,6 +130,15 @@ func serve(t *testing.T, entry *relayNode, fleet, compute, token, pid string) *g
 	if err != nil {
 		t.Fatal(err)
 	}
+	waitUntil(t, pid+" to take game sessions", func() bool {
+		var proc *model.Process
+		err := entry.Server.Store().View(context.Background(), func(tx store.Tx) error {
+			var err error
+			proc, err = tx.GetProcess(fleet, compute, pid)
+			return err
+		})
+		return err == nil && proc.Status == model.ProcessActive && (proc.Healthy || proc.GameSessionID != "")
+	})
 	return g
 }
 
@@ -231,6 +257,64 @@ func TestPlayerGatewayThroughANodeNotOwningTheFleet(t *testing.T) {
 	}
 	if b.logs.Contains("player gateway request failed") || a.logs.Contains("player gateway request failed") {
 		t.Error("a node logged a failed player request")
+	}
+}
+
+// A create relayed to the owner's gateway waits for its session longer
+// than the owner's node listener lets a request read or write: the relay
+// lifts both, as the gateway's own listener does for its creates.
+func TestRelayedCreateOutlivesTheOwnersHTTPLimits(t *testing.T) {
+	const short = time.Second
+	a, b, fa, _ := apart(t, func(c *server.Config) {
+		c.Limits = server.Limits{ReadHeaderTimeout: short, ReadTimeout: short, WriteTimeout: short}
+	})
+	token := apitest.RegisterCompute(t, b.Client(), fa, location, "host-1", "10.0.0.1")
+	activate := make(chan struct{})
+	g := serveHolding(t, b, fa, "host-1", token, "p-0", activate)
+	type answer struct {
+		status int
+		msg    string
+		seat   playerwire.Seat
+	}
+	done := make(chan answer, 1)
+	go func() {
+		var ans answer
+		for range 50 { // a claim skips a process whose row a heartbeat holds: retried, as clients do
+			ans.status, ans.msg = playerOf(t, b, "alice").call(playerwire.PathCreate,
+				playerwire.CreateSessionRequest{FleetId: fa, MaximumPlayerSessionCount: 2}, &ans.seat)
+			if !strings.HasPrefix(ans.msg, "FleetCapacityExceeded:") {
+				break
+			}
+		}
+		done <- ans
+	}()
+	select {
+	case <-g.started:
+	case ans := <-done:
+		t.Fatalf("the create answered before its session started: %d %s", ans.status, ans.msg)
+	case <-time.After(20 * time.Second):
+		t.Fatal("the session never reached its process")
+	}
+	// More than the owner's deadlines pass: a request stalled on its node
+	// listener since now is cut.
+	stalled, err := net.Dial("tcp", a.Server.NodeAddr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stalled.Close()
+	stalled.Write([]byte("POST /node/v1/player HTTP/1.1\r\n"))
+	stalled.SetReadDeadline(time.Now().Add(20 * time.Second))
+	if _, err := io.ReadAll(stalled); err != nil {
+		t.Fatalf("a stalled request was not cut: %v", err)
+	}
+	close(activate)
+	select {
+	case ans := <-done:
+		if ans.status != http.StatusOK || ans.seat.PlayerSessionId == "" {
+			t.Fatalf("the create: %d %s %+v", ans.status, ans.msg, ans.seat)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the create never answered")
 	}
 }
 
@@ -385,7 +469,7 @@ func TestFaultsThroughANodeNotOwningTheFleet(t *testing.T) {
 	for _, f := range []string{fa, fb} {
 		_, err := b.Client().CreateGameSession(context.Background(), &gamelift.CreateGameSessionInput{FleetId: aws.String(f),
 			MaximumPlayerSessionCount: aws.Int32(2)})
-		if !strings.Contains(fmt.Sprint(err), "FleetCapacityExceeded") {
+		if !strings.Contains(fmt.Sprint(err), "FleetCapacityExceeded") || !strings.Contains(fmt.Sprint(err), "injected by Anylift fault") {
 			t.Errorf("CreateGameSession on %s with a PLACEMENT_FAILURE fault: %v", f, err)
 		}
 	}

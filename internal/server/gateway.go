@@ -47,15 +47,18 @@ func (s *Server) playerWriteTimeout() time.Duration {
 }
 
 // relayedPlayer serves the player requests other nodes relay here, with
-// the gateway's write timeout rather than the node listener's; nil
-// without a gateway.
+// the gateway's write timeout rather than the node listener's, and no
+// read deadline (the relayed request is read whole already; left, it
+// would end a create that waits longer); nil without a gateway.
 func (s *Server) relayedPlayer() http.Handler {
 	if s.gateway == nil {
 		return nil
 	}
 	h, d := s.gateway.Handler(), s.playerWriteTimeout()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		http.NewResponseController(w).SetWriteDeadline(time.Now().Add(d))
+		rc := http.NewResponseController(w)
+		rc.SetWriteDeadline(time.Now().Add(d))
+		rc.SetReadDeadline(time.Time{})
 		h.ServeHTTP(w, r)
 	})
 }

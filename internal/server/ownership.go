@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync/atomic"
 
 	"github.com/anylift/anylift/internal/cluster"
@@ -46,11 +45,7 @@ func (s *Server) startOwnership() error {
 	db.SetOwners(m)
 	s.svc.SetOwners(m)
 	s.svc.SetOwnerWake(func(fleetID string) { s.wakeOwner(m, fleetID) })
-	s.svc.SetFleetMatch(func(ctx context.Context, fleetID string, call *control.FleetMatchCall) error {
-		base, local := m.Route(fleetID)
-		if local || base == "" {
-			return fmt.Errorf("no other node is known to own fleet %s", fleetID)
-		}
+	s.svc.SetFleetMatch(func(ctx context.Context, base string, call *control.FleetMatchCall) error {
 		ctx, cancel := context.WithTimeout(ctx, cluster.Timeout)
 		defer cancel()
 		return s.procs.fwd.Match(ctx, base, call)
