@@ -23,7 +23,7 @@ var serveGroups = []flagGroup{
 	{"Store", []string{"data-dir", "store", "sqlite-synchronous"}},
 	{"Processes, tokens and sessions", []string{"unhealthy-timeout", "health-check-interval", "process-lost-grace", "auth-token-ttl",
 		"reservation-timeout", "max-players-per-session", "search-page-size"}},
-	{"Several nodes (one PostgreSQL store)", []string{"node-*", "drain-timeout"}},
+	{"Several nodes (one PostgreSQL store)", []string{"node-*", "drain-timeout", "fleet-ownership"}},
 	{"Events and webhooks", []string{"webhook-*", "event-*"}},
 	{"Player gateway", []string{"player-*"}},
 	{"Limits of every listener", []string{"read-header-timeout", "read-timeout", "write-timeout", "idle-timeout", "max-connections",

@@ -25,6 +25,7 @@ var queueLocations = []string{"custom-q1", "custom-q2", "custom-q3"}
 type queueEnv struct {
 	fleet *benchFleet
 	pool  *pool
+	queue string // the queue's name; "bench" when empty
 }
 
 var (
@@ -52,6 +53,12 @@ func queueBenchEnv(b *testing.B, st procStore) *queueEnv {
 // them, n computes spread over them, and the queue "bench" with the fleet
 // as its destination and a latency policy.
 func newQueueFleet(tb testing.TB, url string, n int) *benchFleet {
+	return newNamedQueueFleet(tb, url, n, "bench", true)
+}
+
+// newNamedQueueFleet is newQueueFleet with the queue named queue, creating
+// the locations only when asked (they exist once per store).
+func newNamedQueueFleet(tb testing.TB, url string, n int, queue string, withLocations bool) *benchFleet {
 	c := newClient(url)
 	must := func(err error) {
 		if err != nil {
@@ -60,23 +67,25 @@ func newQueueFleet(tb testing.TB, url string, n int) *benchFleet {
 	}
 	var locs []map[string]string
 	for _, l := range queueLocations {
-		must(c.do("CreateLocation", []byte(`{"LocationName": "`+l+`"}`), nil))
+		if withLocations {
+			must(c.do("CreateLocation", []byte(`{"LocationName": "`+l+`"}`), nil))
+		}
 		locs = append(locs, map[string]string{"Location": l})
 	}
-	body, _ := json.Marshal(map[string]any{"Name": "queue-bench", "ComputeType": "ANYWHERE", "Locations": locs})
+	body, _ := json.Marshal(map[string]any{"Name": "queue-" + queue, "ComputeType": "ANYWHERE", "Locations": locs})
 	var fl struct{ FleetAttributes struct{ FleetId string } }
 	must(c.do("CreateFleet", body, &fl))
 	f := &benchFleet{URL: url, FleetID: fl.FleetAttributes.FleetId}
 	for i := range n {
-		name, loc := fmt.Sprintf("qhost-%d", i), queueLocations[i%len(queueLocations)]
+		name, loc := fmt.Sprintf("%s-host-%d", queue, i), queueLocations[i%len(queueLocations)]
 		must(c.do("RegisterCompute", fmt.Appendf(nil, `{"FleetId": %q, "ComputeName": %q, "Location": %q, "IpAddress": "10.0.1.%d"}`,
 			f.FleetID, name, loc, i+1), nil))
 		var tok struct{ AuthToken string }
 		must(c.do("GetComputeAuthToken", fmt.Appendf(nil, `{"FleetId": %q, "ComputeName": %q}`, f.FleetID, name), &tok))
 		f.Computes = append(f.Computes, compute{Name: name, Token: tok.AuthToken})
 	}
-	must(c.do("CreateGameSessionQueue", fmt.Appendf(nil, `{"Name": "bench", "Destinations": [{"DestinationArn": %q}],
-		"PlayerLatencyPolicies": [{"MaximumIndividualPlayerLatencyMilliseconds": 150}]}`, f.FleetID), nil))
+	must(c.do("CreateGameSessionQueue", fmt.Appendf(nil, `{"Name": %q, "Destinations": [{"DestinationArn": %q}],
+		"PlayerLatencyPolicies": [{"MaximumIndividualPlayerLatencyMilliseconds": 150}]}`, queue, f.FleetID), nil))
 	return f
 }
 
@@ -124,7 +133,11 @@ func (e *queueEnv) placeOnQueue(c *client, r *rand.Rand, id string) (*gl.Process
 			lat = append(lat, map[string]any{"PlayerId": player, "RegionIdentifier": l, "LatencyInMilliseconds": 10 + r.IntN(100)})
 		}
 	}
-	body, _ := json.Marshal(map[string]any{"PlacementId": id, "GameSessionQueueName": "bench", "GameSessionName": id,
+	queue := e.queue
+	if queue == "" {
+		queue = "bench"
+	}
+	body, _ := json.Marshal(map[string]any{"PlacementId": id, "GameSessionQueueName": queue, "GameSessionName": id,
 		"MaximumPlayerSessionCount": 8, "PlayerLatencies": lat,
 		"DesiredPlayerSessions": []map[string]string{{"PlayerId": "a", "PlayerData": "x"}}})
 	if err := c.do("StartGameSessionPlacement", body, nil); err != nil {

@@ -313,7 +313,7 @@ func (c *Client) relayEnvelope(w http.ResponseWriter, r *http.Request, body []by
 	}
 	defer resp.Body.Close()
 	copyHeader(w.Header(), resp.Header, false)
-	w.WriteHeader(resp.StatusCode)
+	w.WriteHeader(entryStatus(resp.StatusCode))
 	io.Copy(w, resp.Body) // a failure here cuts the answer, as it would on the owner
 	return nil
 }
@@ -386,6 +386,19 @@ func (c *Client) sendEnvelope(ctx context.Context, r *http.Request, body []byte,
 	return resp, nil
 }
 
+// entryStatus is the status the entry answers for the owner's: the same,
+// but 500 for 503. A 503 tells a load balancer that the node it reached
+// cannot serve (the nginx configuration of docs/several-nodes.md takes
+// such a node out of rotation), while here only the owner of one fleet
+// refused (it drains, cannot reach its database, or is full); clients
+// retry a 500 all the same.
+func entryStatus(code int) int {
+	if code == http.StatusServiceUnavailable {
+		return http.StatusInternalServerError
+	}
+	return code
+}
+
 // RelayProcess relays the process WebSocket upgrade r to the node at
 // base: it opens a signed upgrade to that node's ProcessPath carrying r's
 // path, query, Host, remote address and whether r came over TLS, with r's
@@ -431,7 +444,7 @@ func (c *Client) RelayProcess(ctx context.Context, w http.ResponseWriter, r *htt
 	if resp.StatusCode != http.StatusSwitchingProtocols {
 		defer conn.Close()
 		copyHeader(w.Header(), resp.Header, false)
-		w.WriteHeader(resp.StatusCode)
+		w.WriteHeader(entryStatus(resp.StatusCode))
 		io.Copy(w, io.LimitReader(resp.Body, maxRefusalBody))
 		return nil
 	}

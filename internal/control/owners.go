@@ -2,6 +2,7 @@ package control
 
 import (
 	"context"
+	"time"
 
 	"github.com/anylift/anylift/internal/owners"
 	"github.com/anylift/anylift/internal/store"
@@ -23,7 +24,38 @@ const (
 
 // SetOwners makes this node take part in fleet ownership through m. Call
 // it before Run.
-func (s *Service) SetOwners(m *owners.Map) { s.owners = m }
+func (s *Service) SetOwners(m *owners.Map) {
+	s.owners = m
+	s.assignWake = make(chan struct{}, 1)
+}
+
+// runAssign runs AssignFleets at every tick, and at once when another node
+// says the leases changed (WakeOwners), until ctx ends.
+func (s *Service) runAssign(ctx context.Context) {
+	t := time.NewTicker(tick)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-s.assignWake:
+		}
+		s.logSweep(ctx, s.AssignFleets(ctx))
+	}
+}
+
+// WakeOwners asks this node to read the leases now: another node has just
+// handed it a fleet.
+func (s *Service) WakeOwners() {
+	if s.assignWake == nil {
+		return
+	}
+	select {
+	case s.assignWake <- struct{}{}:
+	default:
+	}
+}
 
 // AssignFleets reads the leases and the nodes, refreshes this node's view
 // of them, and makes the moves that are this node's to make: the fleets
@@ -80,6 +112,7 @@ func (s *Service) moveFleets(ctx context.Context, moves []owners.Move, drop []st
 			s.log.Info("fleet owned by this node", "fleet", got.FleetID, "epoch", got.Epoch, "previous_owner", mv.From.NodeID)
 		} else {
 			s.log.Info("fleet handed to another node", "fleet", got.FleetID, "epoch", got.Epoch, "to", mv.To)
+			s.wakeOwner(got.FleetID) // it serves the fleet once it knows
 		}
 	}
 	if len(drop) == 0 {
@@ -119,9 +152,10 @@ func (s *Service) HandOffFleets(ctx context.Context) error {
 	}
 }
 
-// SetOwnerWake sets how this node wakes the placer of the node owning a
-// fleet (over the node channel): a placement whose best candidate is a
-// fleet of another node is placed by that node.
+// SetOwnerWake sets how this node wakes the node owning a fleet (over the
+// node channel): a placement whose best candidate is a fleet of another
+// node is placed by that node, and a node handed a fleet reads the leases
+// at once.
 func (s *Service) SetOwnerWake(f func(fleetID string)) { s.ownerWake = f }
 
 func (s *Service) wakeOwner(fleetID string) {

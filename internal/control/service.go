@@ -146,6 +146,8 @@ type Service struct {
 	// fleetMatch sends the matchmaking of another node's game session
 	// to that node (matchremote.go).
 	fleetMatch func(ctx context.Context, base string, call *FleetMatchCall) error
+	// assignWake runs AssignFleets before the next tick (owners.go).
+	assignWake chan struct{}
 }
 
 // New returns a Service over st. now is the clock (time.Now when nil).

@@ -163,7 +163,19 @@ func TestNginxThreeNodesSurviveKilledAndDrainedNodes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts nginx and three anylift binaries")
 	}
-	c := newCluster(t, 3)
+	// Every node reads and writes the fleet; its processes come back as
+	// soon as their SDKs reconnect.
+	t.Run("shared", func(t *testing.T) { surviveKilledAndDrained(t, nil, 5*time.Second) })
+	// The fleet is owned by one node: when it is killed, its processes
+	// come back once another node has taken the fleet over (the node TTL,
+	// 3 s, and a tick).
+	t.Run("owned", func(t *testing.T) { surviveKilledAndDrained(t, []string{"--fleet-ownership"}, 10*time.Second) })
+}
+
+func surviveKilledAndDrained(t *testing.T, extra []string, reconnectWithin time.Duration) {
+	c := prepareCluster(t)
+	c.extra = extra
+	c.start(3, c.bin)
 	const procs = 24
 	g := newGame(t, c, 3, procs/3)
 	c.waitFor("every process ready", 15*time.Second, func() bool {
@@ -211,7 +223,7 @@ func TestNginxThreeNodesSurviveKilledAndDrainedNodes(t *testing.T) {
 		}
 		searches <- err
 	}()
-	took := c.waitFor("the killed node's processes to reconnect", 5*time.Second, func() bool {
+	took := c.waitFor("the killed node's processes to reconnect", reconnectWithin, func() bool {
 		h := c.heldBy()
 		total := 0
 		for _, n := range h {
@@ -239,6 +251,11 @@ func TestNginxThreeNodesSurviveKilledAndDrainedNodes(t *testing.T) {
 		} else if n != victim {
 			last = n
 		}
+	}
+	if owner := c.owner(g.fleet); owner == last {
+		// With ownership, drain the fleet's owner: it hands the fleet
+		// over before its processes move.
+		drained, last = last, drained
 	}
 	if err := drained.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)

@@ -46,7 +46,7 @@ func (s *Server) serveNode() {
 		return
 	}
 	v := cluster.NewVerifier([]byte(s.cfg.NodeSecret), 0, s.cfg.Now)
-	relays := cluster.Relays{API: s.relayedAPI(), Player: s.relayedPlayer(), Process: s.gate(capUpgrades(s.hub))}
+	relays := cluster.Relays{API: s.relayedAPI(), Player: s.relayedPlayer(), Process: s.gate(s.ownedOnly(capUpgrades(s.hub)))}
 	s.nodeHTTP = newHTTPServer(cluster.Handler(v, s.procs, relays, s.cfg.Log), cluster.MaxRelayBytes, s.limits, s.cfg.Log)
 	ln := s.nodeLn
 	s.wg.Add(1)
@@ -192,8 +192,12 @@ func (b *processes) PushLocal(r control.ProcessRef, msg sdkwire.Push) bool {
 	return b.hub.Push(toProcess(r), msg)
 }
 
-// WakePlacer implements cluster.Local.
-func (b *processes) WakePlacer() { b.svc.WakePlacer() }
+// WakePlacer implements cluster.Local: another node wakes this one when
+// a placement or a fleet's lease is now this node's to act on.
+func (b *processes) WakePlacer() {
+	b.svc.WakeOwners()
+	b.svc.WakePlacer()
+}
 
 // RunFleetMatch implements cluster.Local.
 func (b *processes) RunFleetMatch(ctx context.Context, call *control.FleetMatchCall) error {

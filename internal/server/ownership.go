@@ -3,11 +3,13 @@ package server
 import (
 	"context"
 	"errors"
+	"net/http"
 	"sync/atomic"
 
 	"github.com/anylift/anylift/internal/cluster"
 	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/owners"
+	"github.com/anylift/anylift/internal/sdkserver"
 	"github.com/anylift/anylift/internal/store/sqldb"
 )
 
@@ -91,6 +93,27 @@ func (s *Server) wakeOwner(m *owners.Map, fleetID string) {
 		}
 	}()
 }
+
+// ownedOnly refuses a process connection relayed here for a fleet this
+// node does not own by its own leases (the entry's view was older, or
+// newer): the entry answers the process 500 and the SDK connects again,
+// by when the entry knows where the fleet is. Served here, every request
+// of the process would be refused by the store.
+func (s *Server) ownedOnly(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.owners != nil {
+			if fleet := sdkserver.HandshakeFleet(r); fleet != "" && !s.owners.Owns(fleet) {
+				w.Header().Set("Retry-After", "1")
+				http.Error(w, "this node does not own the process's fleet; retry", http.StatusInternalServerError)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// Owners is the node's view of fleet ownership, nil when it takes no part.
+func (s *Server) Owners() *owners.Map { return s.owners }
 
 // peerAddresses lists the forwarding addresses of the other live nodes.
 func (s *Server) peerAddresses(ctx context.Context) ([]string, error) {

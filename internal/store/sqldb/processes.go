@@ -92,30 +92,26 @@ func (t *Tx) ClaimFreeProcess(fleetID, location, gameSessionID string, maxActiva
 		q += ` AND (SELECT COUNT(*) FROM game_sessions g WHERE g.fleet_id = p.fleet_id AND g.compute = p.compute AND g.status = 'ACTIVATING') < ?`
 		args = append(args, maxActivating)
 	}
+	var candidates [][2]string
+	var err error
 	if t.lock() != "" {
 		// Concurrent claims on PostgreSQL would all wait on the row lock
 		// of the same oldest process: each locks the first one no other
 		// holds. One row only, so a claim never hides from the others
 		// processes it will not take.
-		q += ` ORDER BY created, pid LIMIT 1 FOR UPDATE OF p SKIP LOCKED`
-	} else {
-		q += ` ORDER BY created, pid LIMIT 8`
-	}
-	rows, err := t.query(q, args...)
-	if err != nil {
-		return nil, err
-	}
-	var candidates [][2]string
-	for rows.Next() {
-		var c [2]string
-		if err := rows.Scan(&c[0], &c[1]); err != nil {
-			rows.Close()
-			return nil, err
+		candidates, err = t.claimCandidates(q+` ORDER BY created, pid LIMIT 1 FOR UPDATE OF p SKIP LOCKED`, args)
+		if err == nil && len(candidates) == 0 {
+			// Every free process is locked by another transaction: a
+			// claim, or a write of the process's own (a heartbeat). Wait
+			// for them: a process another claim took is then passed
+			// over (PostgreSQL checks the row again once it is
+			// unlocked), and one that a heartbeat held is taken.
+			candidates, err = t.claimCandidates(q+` ORDER BY created, pid LIMIT 1 FOR UPDATE OF p`, args)
 		}
-		candidates = append(candidates, c)
+	} else {
+		candidates, err = t.claimCandidates(q+` ORDER BY created, pid LIMIT 8`, args)
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	// The claim is a conditional update, so two nodes (or two transactions
@@ -135,6 +131,25 @@ func (t *Tx) ClaimFreeProcess(fleetID, location, gameSessionID string, maxActiva
 		}
 	}
 	return nil, game.Errorf(game.NotFound, "no free server process in fleet %s location %s", fleetID, location)
+}
+
+// claimCandidates runs a claim's query of free processes and returns
+// their (compute, pid).
+func (t *Tx) claimCandidates(q string, args []any) ([][2]string, error) {
+	rows, err := t.query(q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out [][2]string
+	for rows.Next() {
+		var c [2]string
+		if err := rows.Scan(&c[0], &c[1]); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
 }
 
 // claimCapped is ClaimFreeProcess on PostgreSQL under an activation cap.
