@@ -143,6 +143,9 @@ type Service struct {
 	owners *owners.Map
 	// ownerWake wakes the placer of another fleet's owner (owners.go).
 	ownerWake func(fleetID string)
+	// fleetMatch sends the matchmaking of another node's game session
+	// to that node (matchremote.go).
+	fleetMatch func(ctx context.Context, base string, call *FleetMatchCall) error
 	// assignWake runs AssignFleets before the next tick (owners.go).
 	assignWake chan struct{}
 }

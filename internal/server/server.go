@@ -128,6 +128,9 @@ type Server struct {
 	// part (ownership.go).
 	owners *owners.Map
 	waking sync.Map // node base URL → a wake of its placer is on its way
+	// losing counts what runs for the fleets this node has just lost
+	// (ownership.go); the store stays open until it is done.
+	losing sync.WaitGroup
 	store  store.Store
 	svc    *control.Service
 	api    *api.Handler
@@ -301,6 +304,10 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 	procs.hub = s.hub
 	s.svc.SetPusher(procs)
 	if err := s.startOwnership(); err != nil {
+		s.closeListeners()
+		return nil, err
+	}
+	if err := s.newGateway(); err != nil {
 		s.closeListeners()
 		return nil, err
 	}
@@ -534,6 +541,7 @@ func (s *Server) close(ctx context.Context) error {
 	}
 	s.cancel()
 	s.wg.Wait()
+	s.losing.Wait() // no fleet is lost once the loops have stopped
 	if err := s.svc.LeaveCluster(ctx); err != nil {
 		s.cfg.Log.Warn("removing this node from the store", "err", err)
 	}
