@@ -85,9 +85,37 @@ func (s *Service) AssignFleets(ctx context.Context) error {
 	max := maxHandoffs
 	if s.Draining() {
 		max = drainHandoffs
+	} else {
+		leases = s.settledLeases(leases)
 	}
 	moves, drop := owners.Plan(s.cfg.NodeID, leases, nodes, max)
 	return s.moveFleets(ctx, moves, drop)
+}
+
+// takeoverTenure is how long a node keeps a fleet it took over from a
+// dead node before handing it to the node that should own it (3 node
+// TTLs): a node that was only paused, and comes back, does not get its
+// fleets back at once, in the middle of the calls that followed the
+// takeover, nor a node that flaps move fleets at every flap.
+func (s *Service) takeoverTenure() time.Duration { return 3 * s.cfg.NodeTTL }
+
+// settledLeases leaves out of leases the fleets this node took over less
+// than the takeover tenure ago, so that Plan does not hand them on yet.
+func (s *Service) settledLeases(leases []store.FleetOwner) []store.FleetOwner {
+	s.takenMu.Lock()
+	defer s.takenMu.Unlock()
+	now := s.now()
+	out := leases[:0:0]
+	for _, l := range leases {
+		if at, ok := s.taken[l.FleetID]; ok {
+			if l.NodeID == s.cfg.NodeID && now.Sub(at) < s.takeoverTenure() {
+				continue
+			}
+			delete(s.taken, l.FleetID)
+		}
+		out = append(out, l)
+	}
+	return out
 }
 
 // moveFleets makes moves, each in a transaction of its own (a move waits
@@ -109,6 +137,14 @@ func (s *Service) moveFleets(ctx context.Context, moves []owners.Move, drop []st
 		}
 		s.owners.Moved(got)
 		if mv.To == s.cfg.NodeID {
+			if mv.From.NodeID != "" {
+				s.takenMu.Lock()
+				if s.taken == nil {
+					s.taken = map[string]time.Time{}
+				}
+				s.taken[got.FleetID] = s.now()
+				s.takenMu.Unlock()
+			}
 			s.log.Info("fleet owned by this node", "fleet", got.FleetID, "epoch", got.Epoch, "previous_owner", mv.From.NodeID)
 		} else {
 			s.log.Info("fleet handed to another node", "fleet", got.FleetID, "epoch", got.Epoch, "to", mv.To)
