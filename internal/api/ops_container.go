@@ -10,3 +10,13 @@ func containerOps(s *control.Service, m map[string]handler) {
 	m["UpdateContainerGroupDefinition"] = op(s.UpdateContainerGroupDefinition)
 	m["DeleteContainerGroupDefinition"] = op(s.DeleteContainerGroupDefinition)
 }
+
+func containerFleetOps(s *control.Service, m map[string]handler) {
+	m["CreateContainerFleet"] = op(s.CreateContainerFleet)
+	m["DescribeContainerFleet"] = op(s.DescribeContainerFleet)
+	m["ListContainerFleets"] = op(s.ListContainerFleets)
+	m["UpdateContainerFleet"] = op(s.UpdateContainerFleet)
+	m["DeleteContainerFleet"] = op(s.DeleteContainerFleet)
+	m["UpdateFleetCapacity"] = op(s.UpdateFleetCapacity)
+	m["DescribeContainerGroupPortMappings"] = op(s.DescribeContainerGroupPortMappings)
+}

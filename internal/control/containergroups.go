@@ -2,6 +2,7 @@ package control
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -162,7 +163,7 @@ func (s *Service) UpdateContainerGroupDefinition(ctx context.Context, in *wire.U
 // DeleteContainerGroupDefinition deletes one version (VersionNumber, or
 // the ARN's version), every version but the newest VersionCountToRetain,
 // or, with neither, the whole definition. The definition and its tags go
-// with its last version.
+// with its last version. A version a fleet runs is not deleted.
 func (s *Service) DeleteContainerGroupDefinition(ctx context.Context, in *wire.DeleteContainerGroupDefinitionInput) (*wire.DeleteContainerGroupDefinitionOutput, error) {
 	name, v, err := containerGroupVersion(*in.Name, in.VersionNumber, "VersionNumber")
 	if err != nil {
@@ -182,6 +183,15 @@ func (s *Service) DeleteContainerGroupDefinition(ctx context.Context, in *wire.D
 			doomed = []int{v}
 		case in.VersionCountToRetain != nil:
 			doomed = versions[min(int(*in.VersionCountToRetain), len(versions)):]
+		}
+		users, err := tx.FleetsUsingContainerGroup(name)
+		if err != nil {
+			return err
+		}
+		for _, u := range users {
+			if slices.Contains(doomed, u.Version) {
+				return game.Errorf(game.InvalidRequest, "container group definition %s version %d is used by fleet %s", name, u.Version, u.FleetID)
+			}
 		}
 		for _, dv := range doomed {
 			gone, err := tx.DeleteContainerGroupVersion(name, dv)

@@ -136,3 +136,85 @@ func ContainerGroupRef(ref string) (name string, version int, ok bool) {
 	}
 	return name, n, true
 }
+
+// Compute types of a fleet.
+const (
+	ComputeAnywhere  = "ANYWHERE"
+	ComputeContainer = "CONTAINER"
+)
+
+// ContainerFleetIDPrefix starts a container fleet's id, as GameLift's do.
+const ContainerFleetIDPrefix = "containerfleet-"
+
+// NewContainerFleetID returns a new container fleet id.
+func NewContainerFleetID() string { return ContainerFleetIDPrefix + NewUUID() }
+
+// FleetCreated is the status of a container fleet with no game server
+// container group: it exists, and runs nothing.
+const FleetCreated = "CREATED"
+
+// ContainerFleet is what a container fleet (a Fleet whose ComputeType is
+// ComputeContainer) runs and how.
+type ContainerFleet struct {
+	RoleARN string
+	// GameServerGroup and PerInstanceGroup name the definitions the fleet
+	// runs, each at a version (empty Name: none).
+	GameServerGroup  ContainerGroupUse
+	PerInstanceGroup ContainerGroupUse
+	// GroupsPerInstance is how many game server container groups each
+	// instance runs.
+	GroupsPerInstance int
+	// PortFrom-PortTo are the connection ports of an instance; each
+	// container port of each group running on it maps to one. PortsSet
+	// says they were asked for; otherwise they follow what the fleet runs.
+	PortFrom, PortTo   int
+	PortsSet           bool
+	InboundPermissions []IPPermission
+	InstanceType       string
+	BillingType        string
+	LogDestination     string
+	LogGroupARN        string
+	LogBucket          string
+}
+
+// ContainerGroupUse is a definition a container fleet runs, at a version.
+type ContainerGroupUse struct {
+	Name    string
+	Version int
+}
+
+// IPPermission is an inbound permission: a port range, a protocol and the
+// addresses allowed.
+type IPPermission struct {
+	From, To int
+	IPRange  string
+	Protocol string
+}
+
+// LocationCapacity is a fleet's wanted size in one location, in instances.
+type LocationCapacity struct {
+	Location          string
+	Desired, Min, Max int
+}
+
+// CapacityIn returns the fleet's capacity in location, and whether it has
+// one.
+func (f *Fleet) CapacityIn(location string) (LocationCapacity, bool) {
+	for _, c := range f.Capacity {
+		if c.Location == location {
+			return c, true
+		}
+	}
+	return LocationCapacity{Location: location}, false
+}
+
+// SetCapacity replaces the fleet's capacity in c.Location.
+func (f *Fleet) SetCapacity(c LocationCapacity) {
+	for i := range f.Capacity {
+		if f.Capacity[i].Location == c.Location {
+			f.Capacity[i] = c
+			return
+		}
+	}
+	f.Capacity = append(f.Capacity, c)
+}

@@ -551,6 +551,24 @@ def container_group_definitions(gl, c):
     c.run("ListContainerGroupDefinitionVersions paginator, newest first", lambda: expect([
         d["VersionNumber"] for page in gl.get_paginator("list_container_group_definition_versions").paginate(Name="e2e-group")
         for d in page["ContainerGroupDefinitions"]] == [2, 1], "versions"))
+    state = {}
+
+    def create_fleet():
+        f = gl.create_container_fleet(FleetRoleArn="arn:aws:iam::123456789012:role/e2e",
+                                      GameServerContainerGroupDefinitionName="e2e-group")["ContainerFleet"]
+        state["fleet"] = f["FleetId"]
+        expect(f["Status"] == "ACTIVE" and f["GameServerContainerGroupDefinitionArn"].endswith("/e2e-group:2"), "fleet %s" % f)
+    c.run("CreateContainerFleet runs the latest version", create_fleet)
+    c.run("DeleteContainerGroupDefinition of a version a fleet runs -> InvalidRequestException", lambda: raises(
+        gl, "InvalidRequestException", gl.delete_container_group_definition, Name="e2e-group", VersionNumber=2))
+    c.run("UpdateFleetCapacity of a container fleet", lambda: gl.update_fleet_capacity(
+        FleetId=state["fleet"], DesiredInstances=2, MaxSize=4))
+    c.run("DescribeFleetCapacity of a container fleet", lambda: expect(gl.describe_fleet_capacity(
+        FleetIds=[state["fleet"]])["FleetCapacity"][0]["InstanceCounts"]["DESIRED"] == 2, "desired"))
+    c.run("ListContainerFleets paginator by definition", lambda: expect([
+        f["FleetId"] for page in gl.get_paginator("list_container_fleets").paginate(ContainerGroupDefinitionName="e2e-group")
+        for f in page["ContainerFleets"]] == [state["fleet"]], "listed"))
+    c.run("DeleteContainerFleet", lambda: gl.delete_container_fleet(FleetId=state["fleet"]))
     c.run("DeleteContainerGroupDefinition", lambda: gl.delete_container_group_definition(Name="e2e-group"))
     c.run("DescribeContainerGroupDefinition of a deleted definition -> NotFoundException", lambda: raises(
         gl, "NotFoundException", gl.describe_container_group_definition, Name="e2e-group"))
