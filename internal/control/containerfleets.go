@@ -655,3 +655,112 @@ func (s *Service) DescribeContainerGroupPortMappings(ctx context.Context, in *wi
 	})
 	return out, err
 }
+
+// ContainerFleetRun is what a container fleet is to run and what it has:
+// its game server container group definition at the fleet's version, its
+// computes (the groups registered) by name, and those hosting a live
+// game session.
+type ContainerFleetRun struct {
+	Fleet      *game.Fleet
+	GameServer *game.ContainerGroupDefinition
+	Computes   map[string]*game.Compute
+	Busy       map[string]bool
+}
+
+// ContainerFleetRuns returns every container fleet that runs game server
+// container groups now: the ACTIVE ones with a game server container
+// group definition.
+func (s *Service) ContainerFleetRuns(ctx context.Context) ([]*ContainerFleetRun, error) {
+	var out []*ContainerFleetRun
+	err := s.view(ctx, func(tx store.Tx) error {
+		out = nil
+		page := store.Page{Limit: 1000}
+		for {
+			list, next, err := tx.ListContainerFleets("", 0, page)
+			if err != nil {
+				return err
+			}
+			for _, f := range list {
+				g := f.Container.GameServerGroup
+				if f.Status != game.FleetActive || g.Name == "" {
+					continue
+				}
+				run := &ContainerFleetRun{Fleet: f, Computes: map[string]*game.Compute{}}
+				if run.GameServer, err = tx.GetContainerGroup(g.Name, g.Version); err != nil {
+					return err
+				}
+				if run.Busy, err = tx.BusyComputes(f.ID); err != nil {
+					return err
+				}
+				if err := eachCompute(tx, f.ID, func(c *game.Compute) { run.Computes[c.Name] = c }); err != nil {
+					return err
+				}
+				out = append(out, run)
+			}
+			if next == "" {
+				return nil
+			}
+			page.Token = next
+		}
+	})
+	return out, err
+}
+
+// eachCompute calls fn with every compute of a fleet.
+func eachCompute(tx store.Tx, fleetID string, fn func(*game.Compute)) error {
+	page := store.Page{Limit: 1000}
+	for {
+		list, next, err := tx.ListComputes(fleetID, store.ComputeFilter{}, page)
+		if err != nil {
+			return err
+		}
+		for _, c := range list {
+			fn(c)
+		}
+		if next == "" {
+			return nil
+		}
+		page.Token = next
+	}
+}
+
+// RemoveIdleContainerCompute deregisters a game server container group
+// unless it hosts a live game session, in one transaction, so that no
+// session is placed on a group being removed; removed says whether it
+// went. A compute already gone counts as removed.
+func (s *Service) RemoveIdleContainerCompute(ctx context.Context, fleetID, name string) (removed bool, err error) {
+	err = s.update(ctx, func(tx store.Tx) error {
+		removed = false
+		live, err := tx.LiveGameSessions(fleetID, name)
+		if err != nil || len(live) > 0 {
+			return err
+		}
+		if err := s.deregister(tx, fleetID, name); err != nil && !game.IsKind(err, game.NotFound) {
+			return err
+		}
+		removed = true
+		return nil
+	})
+	return removed, err
+}
+
+// ContainerGroupCrashed records that a game server container group
+// stopped of itself (GAME_SERVER_CONTAINER_GROUP_CRASHED, with reason) and
+// deregisters it.
+func (s *Service) ContainerGroupCrashed(ctx context.Context, fleetID, name, reason string) error {
+	return s.update(ctx, func(tx store.Tx) error {
+		if _, err := tx.GetFleet(fleetID); game.IsKind(err, game.NotFound) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		if err := s.recordEvent(tx, fleetID, name, wire.EventCodeGameServerContainerGroupCrashed,
+			fmt.Sprintf("Game server container group %s stopped: %s.", name, reason)); err != nil {
+			return err
+		}
+		if err := s.deregister(tx, fleetID, name); err != nil && !game.IsKind(err, game.NotFound) {
+			return err
+		}
+		return nil
+	})
+}

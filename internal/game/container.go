@@ -218,3 +218,24 @@ func (f *Fleet) SetCapacity(c LocationCapacity) {
 	}
 	f.Capacity = append(f.Capacity, c)
 }
+
+// SlotPorts maps the container ports of game server container group
+// number slot of an instance (0 to GroupsPerInstance-1) to its connection
+// ports: the instance's range is shared out in order, each group taking
+// as many ports as it has container ports, in the order of its
+// containers, their ranges and ports.
+func SlotPorts(d *ContainerGroupDefinition, f *ContainerFleet, slot int) []PortMapping {
+	var ports []PortMapping
+	for _, c := range d.Containers() {
+		for _, r := range c.PortRanges {
+			for p := r.From; p <= r.To; p++ {
+				ports = append(ports, PortMapping{Container: c.Name, ContainerPort: p, Protocol: r.Protocol})
+			}
+		}
+	}
+	first := f.PortFrom + slot*len(ports)
+	for i := range ports {
+		ports[i].ConnectionPort = first + i
+	}
+	return ports
+}
