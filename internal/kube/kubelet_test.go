@@ -47,7 +47,7 @@ type kubelet struct {
 	ns  string
 	bin string
 
-	mu    sync.Mutex
+	mu     sync.Mutex
 	pods   map[string]*fakePod
 	nextIP int
 	closed bool
@@ -55,14 +55,14 @@ type kubelet struct {
 
 type fakePod struct {
 	name, podIP, hostIP string
-	env                  []string
-	port                 int
-	out                  *exectest.SyncBuffer
-	cmd                  *exec.Cmd
-	exitedCh             chan struct{}
-	forwarders           []net.Listener
-	restarts             int32
-	stopping             bool
+	env                 []string
+	port                int
+	out                 *exectest.SyncBuffer
+	cmd                 *exec.Cmd
+	exitedCh            chan struct{}
+	forwarders          []net.Listener
+	restarts            int32
+	stopping            bool
 }
 
 // startKubelet runs the kubelet over namespace ns until the test ends.
