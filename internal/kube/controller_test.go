@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,6 +22,7 @@ import (
 	"github.com/anylift/anylift/internal/exectest"
 	"github.com/anylift/anylift/internal/kube"
 	"github.com/anylift/anylift/internal/kubetest"
+	"github.com/anylift/anylift/internal/server"
 	sdk "github.com/anylift/anylift/sdk/server"
 )
 
@@ -278,4 +280,91 @@ func TestControllerRunsFleet(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestServerRunsController: "anylift serve --kubeconfig" runs the
+// controller, elected through a Lease among the nodes given the cluster;
+// of two controllers on one namespace only the elected one acts.
+func TestServerRunsController(t *testing.T) {
+	cluster := kubetest.Start(t)
+	ctx := context.Background()
+	t.Run("server", func(t *testing.T) {
+		ns := cluster.Namespace(t)
+		env := apitest.Start(t, func(c *server.Config) {
+			c.Kube = &server.KubeConfig{Kubeconfig: cluster.Kubeconfig, Namespace: ns, SDKEndpoint: "ws://anylift.example:9870"}
+		})
+		w := &world{t: t, cluster: cluster, ns: ns, api: env, gl: env.Client()}
+		fleet := w.chatFleet(freePort(t))
+		exectest.Eventually(t, "a pod", 30*time.Second, func() (bool, string) {
+			pods := w.pods(fleet)
+			return len(pods) == 1, fmt.Sprintf("%d pods", len(pods))
+		})
+		for _, e := range w.pods(fleet)[0].Spec.Containers[0].Env {
+			if e.Name == sdk.EnvWebSocketURL && e.Value != "ws://anylift.example:9870" {
+				t.Errorf("%s=%s, want the --kube-sdk-endpoint", e.Name, e.Value)
+			}
+		}
+		lease, err := cluster.Client.CoordinationV1().Leases(ns).Get(ctx, kube.LeaseName, metav1.GetOptions{})
+		if err != nil || lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity == "" {
+			t.Errorf("lease %+v %v", lease, err)
+		}
+	})
+	t.Run("refused", func(t *testing.T) {
+		bad := filepath.Join(t.TempDir(), "kubeconfig")
+		if err := os.WriteFile(bad, []byte("not: [a kubeconfig"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := server.Start(ctx, server.Config{Listen: "127.0.0.1:0", DataDir: t.TempDir(), Credentials: map[string]string{"a": "b"},
+			Kube: &server.KubeConfig{Kubeconfig: bad}})
+		if err == nil || !strings.Contains(err.Error(), "--kubeconfig") {
+			t.Errorf("a broken kubeconfig: %v, want an error naming --kubeconfig", err)
+		}
+	})
+	t.Run("elected", func(t *testing.T) {
+		ns := cluster.Namespace(t)
+		env := apitest.Start(t)
+		w := &world{t: t, cluster: cluster, ns: ns, api: env, gl: env.Client()}
+		runCtx, cancel := context.WithCancel(ctx)
+		var done []chan error
+		for _, id := range []string{"node-a", "node-b"} {
+			ctl := kube.New(kube.Config{Client: cluster.Client, Namespace: ns, Service: env.Server.Service(),
+				SDKEndpoint: env.Server.SDKEndpoint(), Interval: 50 * time.Millisecond})
+			ch := make(chan error, 1)
+			done = append(done, ch)
+			go func() { ch <- ctl.RunElected(runCtx, id) }()
+		}
+		t.Cleanup(func() {
+			cancel()
+			for _, ch := range done {
+				if err := <-ch; err != nil {
+					t.Errorf("controller: %v", err)
+				}
+			}
+		})
+		fleet := w.chatFleet(freePort(t))
+		w.capacity(fleet, 3, 3)
+		// No kubelet: the pods stay Pending, and count as the groups
+		// wanted; a second controller would add its own.
+		exectest.Eventually(t, "three pending groups", 30*time.Second, func() (bool, string) {
+			c, err := w.gl.DescribeFleetCapacity(ctx, &gamelift.DescribeFleetCapacityInput{FleetIds: []string{fleet}})
+			if err != nil {
+				return false, err.Error()
+			}
+			pending := aws.ToInt32(c.FleetCapacity[0].GameServerContainerGroupCounts.PENDING)
+			return pending == 3 && len(w.pods(fleet)) == 3, fmt.Sprintf("%d pending, %d pods", pending, len(w.pods(fleet)))
+		})
+		lease, err := cluster.Client.CoordinationV1().Leases(ns).Get(ctx, kube.LeaseName, metav1.GetOptions{})
+		if err != nil || lease.Spec.HolderIdentity == nil || (*lease.Spec.HolderIdentity != "node-a" && *lease.Spec.HolderIdentity != "node-b") {
+			t.Fatalf("lease %+v %v", lease, err)
+		}
+		// One more: exactly one more pod and compute.
+		w.capacity(fleet, 4, 4)
+		exectest.Eventually(t, "four pending groups", 30*time.Second, func() (bool, string) {
+			computes, err := w.gl.ListCompute(ctx, &gamelift.ListComputeInput{FleetId: aws.String(fleet)})
+			if err != nil {
+				return false, err.Error()
+			}
+			return len(w.pods(fleet)) == 4 && len(computes.ComputeList) == 4, fmt.Sprintf("%d pods, %d computes", len(w.pods(fleet)), len(computes.ComputeList))
+		})
+	})
 }

@@ -67,6 +67,8 @@ func Assets(t testing.TB) string {
 type Cluster struct {
 	Config *rest.Config
 	Client kubernetes.Interface
+	// Kubeconfig is a kubeconfig file for the administrator.
+	Kubeconfig string
 }
 
 // Start starts etcd and kube-apiserver for t and stops them at cleanup.
@@ -89,7 +91,11 @@ func Start(t testing.TB) *Cluster {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Cluster{Config: cfg, Client: cs}
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(kubeconfig, env.KubeConfig, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return &Cluster{Config: cfg, Client: cs, Kubeconfig: kubeconfig}
 }
 
 // Namespace creates a namespace of its own for t, with the "default"
