@@ -36,9 +36,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
+	coordinationv1client "k8s.io/client-go/kubernetes/typed/coordination/v1"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/anylift/anylift/internal/control"
@@ -57,9 +58,39 @@ const (
 // tokenKey is the key of the auth token in a group's Secret.
 const tokenKey = "auth-token"
 
+// Client is what the controller asks of the API server: the core group
+// (pods, Secrets, ConfigMaps) and the coordination group (the Lease). A
+// *kubernetes.Clientset is one; so is NewClient's, which links in no
+// other group.
+type Client interface {
+	CoreV1() corev1client.CoreV1Interface
+	CoordinationV1() coordinationv1client.CoordinationV1Interface
+}
+
+// NewClient returns a Client for the API server of rc.
+func NewClient(rc *rest.Config) (Client, error) {
+	core, err := corev1client.NewForConfig(rc)
+	if err != nil {
+		return nil, err
+	}
+	coord, err := coordinationv1client.NewForConfig(rc)
+	if err != nil {
+		return nil, err
+	}
+	return clients{core, coord}, nil
+}
+
+type clients struct {
+	core  corev1client.CoreV1Interface
+	coord coordinationv1client.CoordinationV1Interface
+}
+
+func (c clients) CoreV1() corev1client.CoreV1Interface                         { return c.core }
+func (c clients) CoordinationV1() coordinationv1client.CoordinationV1Interface { return c.coord }
+
 // Config configures a Controller.
 type Config struct {
-	Client    kubernetes.Interface
+	Client    Client
 	Namespace string
 	Service   *control.Service
 	// SDKEndpoint is the WebSocket URL game servers in the pods reach
@@ -115,27 +146,35 @@ func New(cfg Config) *Controller {
 // Run watches the namespace's pods and config maps of fleets and
 // reconciles until ctx ends.
 func (c *Controller) Run(ctx context.Context) error {
-	f := informers.NewSharedInformerFactoryWithOptions(c.cfg.Client, 0, informers.WithNamespace(c.cfg.Namespace),
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = LabelFleet }))
-	podInf := f.Core().V1().Pods()
-	cmInf := f.Core().V1().ConfigMaps()
+	rc := c.cfg.Client.CoreV1().RESTClient()
+	fleetsOnly := func(o *metav1.ListOptions) { o.LabelSelector = LabelFleet }
+	podInf := cache.NewSharedIndexInformer(cache.NewFilteredListWatchFromClient(rc, "pods", c.cfg.Namespace, fleetsOnly),
+		&corev1.Pod{}, 0, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	cmInf := cache.NewSharedIndexInformer(cache.NewFilteredListWatchFromClient(rc, "configmaps", c.cfg.Namespace, fleetsOnly),
+		&corev1.ConfigMap{}, 0, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 	handler := cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { c.seen(obj, true) },
 		UpdateFunc: func(_, obj any) { c.seen(obj, true) },
 		DeleteFunc: func(obj any) { c.seen(obj, false) },
 	}
-	if _, err := podInf.Informer().AddEventHandler(handler); err != nil {
+	if _, err := podInf.AddEventHandler(handler); err != nil {
 		return err
 	}
-	c.pods = podInf.Lister().Pods(c.cfg.Namespace)
-	c.configs = cmInf.Lister().ConfigMaps(c.cfg.Namespace)
-	cmInf.Informer() // registered before Start
-	f.Start(ctx.Done())
-	defer f.Shutdown()
-	for typ, ok := range f.WaitForCacheSync(ctx.Done()) {
-		if !ok {
-			return fmt.Errorf("kube: the %v cache did not sync", typ)
+	c.pods = corelisters.NewPodLister(podInf.GetIndexer()).Pods(c.cfg.Namespace)
+	c.configs = corelisters.NewConfigMapLister(cmInf.GetIndexer()).ConfigMaps(c.cfg.Namespace)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for _, inf := range []cache.SharedIndexInformer{podInf, cmInf} {
+		wg.Add(1)
+		go func() { defer wg.Done(); inf.RunWithContext(ctx) }()
+	}
+	if !cache.WaitForCacheSync(ctx.Done(), podInf.HasSynced, cmInf.HasSynced) {
+		if ctx.Err() != nil {
+			return nil
 		}
+		return fmt.Errorf("kube: the caches of pods and config maps did not sync")
 	}
 	c.cfg.Log.Info("container fleet controller running", "namespace", c.cfg.Namespace)
 	tick := time.NewTicker(c.cfg.Interval)

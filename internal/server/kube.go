@@ -6,7 +6,6 @@ import (
 	"os"
 	"strings"
 
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
@@ -34,7 +33,7 @@ const inClusterNamespace = "/var/run/secrets/kubernetes.io/serviceaccount/namesp
 
 // kubeClient is a connection to the cluster container fleets run on.
 type kubeClient struct {
-	cs        kubernetes.Interface
+	cs        kube.Client
 	namespace string
 	host      string
 }
@@ -70,7 +69,7 @@ func connectKube(kc *KubeConfig) (*kubeClient, error) {
 	// Pods are created many at once when a fleet scales up.
 	rc.QPS, rc.Burst = 200, 400
 	rc.UserAgent = "anylift"
-	cs, err := kubernetes.NewForConfig(rc)
+	cs, err := kube.NewClient(rc)
 	if err != nil {
 		return nil, err
 	}
