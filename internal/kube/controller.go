@@ -333,22 +333,30 @@ func (c *Controller) reconcileFleet(ctx context.Context, r *control.ContainerFle
 		}
 		return live[i].slot > live[j].slot
 	})
-	var keep []group
+	var keep, doomed []group
 	for _, g := range live {
 		if (have > want || g.outdated) && !r.Busy[g.pod.Name] {
-			removed, err := c.cfg.Service.RemoveIdleContainerCompute(ctx, f.ID, g.pod.Name)
-			if err != nil {
-				errs = append(errs, err)
-				keep = append(keep, g)
-				continue
-			}
-			if removed {
-				errs = append(errs, c.removePod(ctx, g.pod.Name))
-				have--
-				continue
-			}
+			doomed = append(doomed, g)
+			have--
+			continue
 		}
 		keep = append(keep, g)
+	}
+	removed := make([]bool, len(doomed))
+	errs = append(errs, c.parallel(len(doomed), func(i int) error {
+		name := doomed[i].pod.Name
+		ok, err := c.cfg.Service.RemoveIdleContainerCompute(ctx, f.ID, name)
+		if err != nil || !ok {
+			return err // busy since: it stays
+		}
+		removed[i] = true
+		return c.removePod(ctx, name)
+	})...)
+	for i, g := range doomed {
+		if !removed[i] {
+			keep = append(keep, g)
+			have++
+		}
 	}
 
 	// Then the missing groups, in the free (instance, slot) places from

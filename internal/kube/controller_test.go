@@ -117,8 +117,13 @@ func (w *world) capacity(fleet string, desired, maxSize int32) {
 // with its connection port at port.
 func (w *world) chatFleet(port int) string {
 	w.t.Helper()
+	return chatFleet(w.t, w.gl, port)
+}
+
+func chatFleet(tb testing.TB, gl *gamelift.Client, port int) string {
+	tb.Helper()
 	ctx := context.Background()
-	if _, err := w.gl.CreateContainerGroupDefinition(ctx, &gamelift.CreateContainerGroupDefinitionInput{
+	if _, err := gl.CreateContainerGroupDefinition(ctx, &gamelift.CreateContainerGroupDefinitionInput{
 		Name: aws.String("chat"), OperatingSystem: types.ContainerOperatingSystemAmazonLinux2023,
 		TotalMemoryLimitMebibytes: aws.Int32(256), TotalVcpuLimit: aws.Float64(0.5),
 		GameServerContainerDefinition: &types.GameServerContainerDefinitionInput{
@@ -128,13 +133,13 @@ func (w *world) chatFleet(port int) string {
 			EnvironmentOverride: []types.ContainerEnvironment{{Name: aws.String("GAME_MODE"), Value: aws.String("chat")}},
 		},
 	}); err != nil {
-		w.t.Fatal(err)
+		tb.Fatal(err)
 	}
-	out, err := w.gl.CreateContainerFleet(ctx, &gamelift.CreateContainerFleetInput{
+	out, err := gl.CreateContainerFleet(ctx, &gamelift.CreateContainerFleetInput{
 		FleetRoleArn: aws.String("arn:aws:iam::123456789012:role/chat"), GameServerContainerGroupDefinitionName: aws.String("chat"),
 		InstanceConnectionPortRange: &types.ConnectionPortRange{FromPort: aws.Int32(int32(port)), ToPort: aws.Int32(int32(port))}})
 	if err != nil {
-		w.t.Fatal(err)
+		tb.Fatal(err)
 	}
 	return aws.ToString(out.ContainerFleet.FleetId)
 }
