@@ -305,11 +305,7 @@ func (s *Service) UpdateContainerFleet(ctx context.Context, in *wire.UpdateConta
 				return err
 			}
 		}
-		if f.NewGameSessionProtectionPolicy == oldPolicy {
-			return nil
-		}
-		return s.recordEvent(tx, f.ID, "", wire.EventCodeFleetNewGameSessionProtectionPolicyUpdated,
-			fmt.Sprintf("Fleet %s new game session protection policy changed from %s to %s.", f.ID, oldPolicy, f.NewGameSessionProtectionPolicy))
+		return s.protectionChanged(tx, f, oldPolicy)
 	})
 	if err != nil {
 		return nil, err

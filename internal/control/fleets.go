@@ -197,16 +197,22 @@ func (s *Service) UpdateFleetAttributes(ctx context.Context, in *wire.UpdateFlee
 		if err := tx.UpdateFleet(f); err != nil {
 			return err
 		}
-		if f.NewGameSessionProtectionPolicy == oldPolicy {
-			return nil
-		}
-		return s.recordEvent(tx, f.ID, "", wire.EventCodeFleetNewGameSessionProtectionPolicyUpdated,
-			fmt.Sprintf("Fleet %s new game session protection policy changed from %s to %s.", f.ID, oldPolicy, f.NewGameSessionProtectionPolicy))
+		return s.protectionChanged(tx, f, oldPolicy)
 	})
 	if err != nil {
 		return nil, err
 	}
 	return &wire.UpdateFleetAttributesOutput{FleetId: wire.String(f.ID), FleetArn: wire.String(f.ARN)}, nil
+}
+
+// protectionChanged records FLEET_NEW_GAME_SESSION_PROTECTION_POLICY_UPDATED
+// when f's protection policy is no longer old.
+func (s *Service) protectionChanged(tx store.Tx, f *game.Fleet, old string) error {
+	if f.NewGameSessionProtectionPolicy == old {
+		return nil
+	}
+	return s.recordEvent(tx, f.ID, "", wire.EventCodeFleetNewGameSessionProtectionPolicyUpdated,
+		fmt.Sprintf("Fleet %s new game session protection policy changed from %s to %s.", f.ID, old, f.NewGameSessionProtectionPolicy))
 }
 
 // DeleteFleet deletes a fleet: its computes are deregistered, its live game

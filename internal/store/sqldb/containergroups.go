@@ -125,16 +125,7 @@ func (t *Tx) ListContainerGroups(groupType string, p store.Page) ([]*game.Contai
 	if err != nil {
 		return nil, "", err
 	}
-	out, err := scanContainerGroups(rows)
-	if err != nil {
-		return nil, "", err
-	}
-	next := ""
-	if len(out) > n {
-		out = out[:n]
-		next = encodeCursor(out[n-1].Name)
-	}
-	return out, next, nil
+	return containerGroupPage(rows, n, func(d *game.ContainerGroupDefinition) any { return d.Name })
 }
 
 func (t *Tx) ListContainerGroupVersions(name string, p store.Page) ([]*game.ContainerGroupDefinition, string, error) {
@@ -156,31 +147,32 @@ func (t *Tx) ListContainerGroupVersions(name string, p store.Page) ([]*game.Cont
 	if err != nil {
 		return nil, "", err
 	}
-	out, err := scanContainerGroups(rows)
-	if err != nil {
-		return nil, "", err
-	}
-	next := ""
-	if len(out) > n {
-		out = out[:n]
-		next = encodeCursor(out[n-1].Version)
-	}
-	return out, next, nil
+	return containerGroupPage(rows, n, func(d *game.ContainerGroupDefinition) any { return d.Version })
 }
 
-func scanContainerGroups(rows *sql.Rows) ([]*game.ContainerGroupDefinition, error) {
+// containerGroupPage reads a page of definitions (at most n, the query
+// asked for n+1) and the token of the next, the position cursor gives of
+// the page's last.
+func containerGroupPage(rows *sql.Rows, n int, cursor func(*game.ContainerGroupDefinition) any) ([]*game.ContainerGroupDefinition, string, error) {
 	defer rows.Close()
 	var out []*game.ContainerGroupDefinition
 	for rows.Next() {
 		var doc string
 		if err := rows.Scan(&doc); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		d, err := decodeContainerGroup(doc)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		out = append(out, d)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, "", err
+	}
+	if len(out) <= n {
+		return out, "", nil
+	}
+	out = out[:n]
+	return out, encodeCursor(cursor(out[n-1])), nil
 }
