@@ -112,6 +112,9 @@ type Config struct {
 	// Limits bound every listener (limits.go); zero members take defaults.
 	Limits Limits
 
+	// Kube, when set, runs container fleets on a Kubernetes cluster.
+	Kube *KubeConfig
+
 	// AllowFaultInjection serves InjectFault (docs/fault-injection.md):
 	// "anylift dev" sets it; "anylift serve" only with
 	// --allow-fault-injection.
@@ -221,6 +224,12 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 	tlsCfg, err := s.tlsConfig()
 	if err != nil {
 		return nil, err
+	}
+	var kc *kubeClient
+	if cfg.Kube != nil {
+		if kc, err = connectKube(cfg.Kube); err != nil {
+			return nil, err
+		}
 	}
 	ln, err := listen(cfg.Listen, "127.0.0.1:9870")
 	if err != nil {
@@ -348,6 +357,9 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 		defer s.wg.Done()
 		s.watchPeers(runCtx)
 	}()
+	if kc != nil {
+		s.runKube(runCtx, kc)
+	}
 	cfg.Log.Info("anylift serving", "listen", s.ln.Addr().String(), "tls", s.TLSAddr(), "store", storeName(cfg),
 		"region", s.svc.Config().Account.Region, "player_gateway", s.PlayerAddr())
 	return s, nil
