@@ -30,6 +30,7 @@ var serveGroups = []flagGroup{
 		"max-unauthenticated-body-bytes", "max-websockets", "max-connections-per-ip", "connection-rate-per-ip", "connection-burst-per-ip",
 		"per-ip-exempt"}},
 	{"Console and metrics", []string{"metrics-*"}},
+	{"Container fleets on Kubernetes", []string{"kube*"}},
 	{"Testing", []string{"allow-fault-injection"}},
 	{"Logging and settings", []string{"log-level", "log-format", "config"}},
 }

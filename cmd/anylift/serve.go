@@ -61,6 +61,10 @@ func serveFlags(fs *flag.FlagSet) func(logTo io.Writer) (server.Config, error) {
 	player := playerFlags(fs)
 	metricsRetention := fs.Duration("metrics-retention", 14*24*time.Hour, "how long the per-minute metric history behind the console's graphs is kept")
 	limits := limitFlags(fs)
+	kubeconfig := fs.String("kubeconfig", "", "run container fleets as pods on the Kubernetes cluster of this kubeconfig file (docs/kubernetes.md)")
+	kubeInCluster := fs.Bool("kube-in-cluster", false, "run container fleets as pods on the Kubernetes cluster anylift runs in, with its service account")
+	kubeNamespace := fs.String("kube-namespace", "", "namespace of the container fleets' pods (default: the kubeconfig context's, or anylift's own in a cluster, else default)")
+	kubeSDKEndpoint := fs.String("kube-sdk-endpoint", "", "WebSocket URL game servers in the pods reach anylift at (default: --sdk-endpoint)")
 	allowFaults := fs.Bool("allow-fault-injection", false, "serve InjectFault, ListFaults and ClearFaults, for testing games against failures (docs/fault-injection.md); never in production")
 	return func(logTo io.Writer) (server.Config, error) {
 		creds := map[string]string{}
@@ -101,6 +105,15 @@ func serveFlags(fs *flag.FlagSet) func(logTo io.Writer) (server.Config, error) {
 		if err != nil {
 			return server.Config{}, err
 		}
+		var kube *server.KubeConfig
+		switch {
+		case *kubeconfig != "" && *kubeInCluster:
+			return server.Config{}, fmt.Errorf("--kubeconfig and --kube-in-cluster go apart: give one")
+		case *kubeconfig != "" || *kubeInCluster:
+			kube = &server.KubeConfig{Kubeconfig: *kubeconfig, Namespace: *kubeNamespace, SDKEndpoint: *kubeSDKEndpoint}
+		case *kubeNamespace != "" || *kubeSDKEndpoint != "":
+			return server.Config{}, fmt.Errorf("--kube-namespace and --kube-sdk-endpoint need --kubeconfig or --kube-in-cluster")
+		}
 		return server.Config{
 			Log:       log,
 			TLSListen: *tlsListen, TLSCert: *tlsCert, TLSKey: *tlsKey,
@@ -124,6 +137,7 @@ func serveFlags(fs *flag.FlagSet) func(logTo io.Writer) (server.Config, error) {
 			NodeTTL: *nodeTTL, DrainTimeout: *drainTimeout, FleetOwnership: *fleetOwnership,
 			Limits:              lim,
 			AllowFaultInjection: *allowFaults,
+			Kube:                kube,
 		}, nil
 	}
 }

@@ -86,14 +86,25 @@ func (h *Handler) ServeAgentReport(w http.ResponseWriter, r *http.Request) {
 	}
 	// A report is what an agent does for the compute it registered: a
 	// key limited by a policy needs RegisterCompute on the fleet.
-	if ae := h.authorize(signed, "RegisterCompute", &wire.RegisterComputeInput{FleetId: &rep.FleetId}); ae != nil {
+	fleet := &wire.RegisterComputeInput{FleetId: &rep.FleetId}
+	if ae := h.authorize(signed, "RegisterCompute", fleet); ae != nil {
 		fail(exception{ae.code, ae.status}, ae.message)
 		return
+	}
+	// The report writes the process's record: the fleet's owner makes it.
+	if rt := h.routerFor(r); rt != nil {
+		if err := h.owner(r.Context(), rt, fleet); err != nil {
+			h.elsewhere(w, r, wire.JSON, "AgentReport", reqID, body, err)
+			return
+		}
 	}
 	res, err := h.svc.ReportProcess(r.Context(), control.ProcessReport{
 		FleetID: rep.FleetId, ComputeName: rep.ComputeName, PID: rep.ProcessId, Kind: rep.Kind,
 		LaunchPath: rep.LaunchPath, ExitCode: rep.ExitCode, Signal: rep.Signal, Stopped: rep.Stopped,
 	})
+	if _, ok := h.elsewhere(w, r, wire.JSON, "AgentReport", reqID, body, err); ok {
+		return
+	}
 	if err != nil {
 		ex := exceptionFor(err)
 		msg := err.Error()

@@ -55,6 +55,9 @@ type Handler struct {
 	// them (relay.go); nil: everything is served here.
 	relay  Relayer
 	router atomic.Pointer[cluster.Router]
+	// peers lists the other live nodes, for Anylift's own operations
+	// that every node answers in part (gather.go).
+	peers atomic.Pointer[func(context.Context) ([]string, error)]
 }
 
 // Options configure a Handler.

@@ -47,15 +47,30 @@ func (h *Handler) ServeExtension(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// Anylift's own operations are granted as gamelift:<Operation>, on
-	// the fleet they name ("*" when they name none).
+	// the fleet they name ("*" when they name none). With fleet
+	// ownership, one fleet's faults are its owner's, and the faults of
+	// every fleet are every node's (gather.go).
+	rt := h.routerFor(r)
 	authorize := func(in any) error {
 		if ae := h.authorize(signed, op, in); ae != nil {
 			h.log.Info("access denied", "op", op, "request_id", reqID, "access_key_id", signed.accessKey)
 			return ae
 		}
-		return nil
+		if rt == nil {
+			return nil
+		}
+		if h.gathers(r.Context(), op, in) {
+			return errGather
+		}
+		return h.owner(r.Context(), rt, in)
 	}
 	out, err := h.runExtension(r.Context(), op, body, authorize)
+	if errors.Is(err, errGather) {
+		out, err = h.gather(r, op, body)
+	}
+	if _, ok := h.elsewhere(w, r, wire.JSON, op, reqID, body, err); ok {
+		return
+	}
 	var unknown *unknownOp
 	switch {
 	case errors.As(err, &unknown):

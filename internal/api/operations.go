@@ -9,7 +9,7 @@ func operations(s *control.Service) map[string]handler {
 	for _, add := range []func(*control.Service, map[string]handler){
 		locationOps, tagOps, fleetOps, computeOps, aliasOps, gameSessionOps, playerSessionOps,
 		utilizationOps, searchOps, queueOps,
-		matchmakingOps, matchmakerOps,
+		matchmakingOps, matchmakerOps, containerOps, containerFleetOps,
 	} {
 		add(s, m)
 	}

@@ -2,12 +2,10 @@ package api
 
 import (
 	"context"
-	"errors"
 	"net/http"
 
 	"github.com/anylift/anylift/internal/cluster"
 	"github.com/anylift/anylift/internal/game"
-	"github.com/anylift/anylift/internal/store"
 	"github.com/anylift/anylift/internal/wire"
 )
 
@@ -22,6 +20,9 @@ type Relayer interface {
 	// base and writes that node's answer to w; an error means nothing
 	// was written.
 	RelayAPI(w http.ResponseWriter, r *http.Request, body []byte, base string) error
+	// Ask sends r as RelayAPI does and returns the answer instead of
+	// writing it.
+	Ask(ctx context.Context, r *http.Request, body []byte, base string) (*cluster.Answer, error)
 }
 
 // SetRouter sets what tells which node owns a fleet: nil (the default)
@@ -45,23 +46,10 @@ func (h *Handler) routerFor(r *http.Request) cluster.Router {
 	return *rt
 }
 
-// relayTo is the "error" of an input whose fleet another node owns: base
-// is that node's forwarding address.
-type relayTo struct{ base string }
-
-func (e *relayTo) Error() string { return "owned by the node at " + e.base }
-
-// owner answers *relayTo for an operation's input whose one fleet
+// owner answers *cluster.RelayTo for an operation's input whose one fleet
 // another node owns, and nil to serve it here.
 func (h *Handler) owner(ctx context.Context, rt cluster.Router, in any) error {
-	fleet := h.fleetOf(ctx, in)
-	if fleet == "" {
-		return nil
-	}
-	if base, local := rt.Route(fleet); !local && base != "" {
-		return &relayTo{base}
-	}
-	return nil
+	return cluster.Route(ctx, rt, h.fleetOf(ctx, in))
 }
 
 // fleetOf is the one fleet an operation's input names: by id or ARN, by a
@@ -113,29 +101,20 @@ func (h *Handler) fleetOf(ctx context.Context, in any) string {
 	return fleet
 }
 
-// elsewhere answers a request whose fleet another node serves: named by
-// the router (*relayTo) or by the store, which refused the write
-// (*store.NotOwner, nothing written). The request goes to that node once;
-// a request relayed here already, a fleet with no owner at the moment or
-// an owner that cannot be reached is answered 500, which clients retry.
-// It reports whether err was one of those, and the code to count ("" when
-// the owner answered: the owner counts it).
+// elsewhere answers a request whose fleet another node serves
+// (cluster.Destination): named by the router, or by the store, which
+// refused the write (*store.NotOwner, nothing written). The request goes
+// to that node once; a request relayed here already, a fleet with no
+// owner at the moment or an owner that cannot be reached is answered 500,
+// which clients retry. It reports whether err was one of those, and the
+// code to count ("" when the owner answered: the owner counts it).
 func (h *Handler) elsewhere(w http.ResponseWriter, r *http.Request, p wire.Protocol, op, reqID string, body []byte, err error) (code string, ok bool) {
-	var base string
-	var to *relayTo
-	var no *store.NotOwner
-	switch {
-	case errors.As(err, &to):
-		base = to.base
-	case errors.As(err, &no):
-		if cluster.IsRelayed(r.Context()) {
-			h.log.Info("a relayed request met a fleet this node does not own", "op", op, "request_id", reqID,
-				"fleet", no.FleetID, "owner", no.NodeID)
-		} else {
-			base = no.Address
-		}
-	default:
+	base, ok := cluster.Destination(r.Context(), err)
+	if !ok {
 		return "", false
+	}
+	if base == "" {
+		h.log.Info("a request met a fleet without an owner it can be sent to", "op", op, "request_id", reqID, "err", err)
 	}
 	if base != "" && h.relay != nil {
 		err := h.relay.RelayAPI(w, r, body, base)

@@ -100,6 +100,10 @@ func resourceARN(a game.Account, typ, id string) string {
 		return a.MatchmakingRuleSetARN(game.ResourceID(id, typ))
 	case "location":
 		return a.LocationARN(game.ResourceID(id, typ))
+	case "containergroupdefinition":
+		// The definition as a whole, whichever version an ARN names.
+		name, _, _ := game.ContainerGroupRef(id)
+		return a.ContainerGroupDefinitionARN(name, 0)
 	case "arn":
 		// A resource ARN of any type (tagging): its type and id, in
 		// this service's region and account.
@@ -120,7 +124,7 @@ func resourceOf(arn string) (typ, id string, ok bool) {
 	}
 	typ, id, ok = strings.Cut(parts[5], "/")
 	switch typ {
-	case "fleet", "alias", "gamesessionqueue", "matchmakingconfiguration", "matchmakingruleset", "location":
+	case "fleet", "alias", "gamesessionqueue", "matchmakingconfiguration", "matchmakingruleset", "location", "containergroupdefinition":
 		return typ, id, ok && !strings.HasPrefix(id, "arn:")
 	}
 	return "", "", false

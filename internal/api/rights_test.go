@@ -231,6 +231,12 @@ func TestResources(t *testing.T) {
 		{"compute: its fleet", &wire.DeregisterComputeInput{FleetId: aws.String("fleet-1"), ComputeName: aws.String("c")}, []string{arn("fleet/fleet-1")}},
 		{"tagging, another account", &wire.TagResourceRequest{ResourceARN: aws.String("arn:aws:gamelift:eu-west-1:999999999999:matchmakingruleset/r")},
 			[]string{arn("matchmakingruleset/r")}},
+		{"container group definition, any version", &wire.DescribeContainerGroupDefinitionInput{Name: aws.String(arn("containergroupdefinition/g:3"))},
+			[]string{arn("containergroupdefinition/g")}},
+		{"container group definition created", &wire.CreateContainerGroupDefinitionInput{Name: aws.String("g")}, []string{arn("containergroupdefinition/g")}},
+		{"tagging a container group definition's version", &wire.TagResourceRequest{ResourceARN: aws.String(arn("containergroupdefinition/g:2"))},
+			[]string{arn("containergroupdefinition/g")}},
+		{"container fleets filtered by definition", &wire.ListContainerFleetsInput{ContainerGroupDefinitionName: aws.String("g")}, nil},
 		{"tagging, another type", &wire.ListTagsForResourceRequest{ResourceARN: aws.String("arn:aws:gamelift:us-west-2:1:build/b")},
 			[]string{"arn:aws:gamelift:us-west-2:1:build/b"}},
 	} {

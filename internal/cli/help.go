@@ -43,8 +43,8 @@ func WriteOperations(w io.Writer) error {
 		b.WriteString("  " + n + "\n")
 	}
 	b.WriteString("\n" + globalHelp)
-	b.WriteString("\nOther operations of \"aws gamelift\" (builds, scripts, EC2 and container\n" +
-		"fleets, game server groups, and more) are not served.\n")
+	b.WriteString("\nOther operations of \"aws gamelift\" (builds, scripts, EC2 fleets, game\n" +
+		"server groups, and more) are not served.\n")
 	b.WriteString("\nRun \"anylift <operation> --help\" for an operation's flags.\n")
 	_, err := io.WriteString(w, b.String())
 	return err

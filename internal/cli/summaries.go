@@ -10,6 +10,16 @@ var summaries = map[string]string{
 		"or the acceptance timeout ends the proposed match.",
 	"CreateAlias": "Creates an alias: a name that points at a fleet (SIMPLE) or answers a fixed message " +
 		"(TERMINAL). Game sessions may be created through an alias instead of a fleet id.",
+	"CreateContainerFleet": "Creates a container fleet in the home region: ACTIVE, wanting one instance, when " +
+		"--game-server-container-group-definition-name is given (a name runs its latest version, an ARN " +
+		"may name one); CREATED, running nothing, without. Each instance runs " +
+		"--game-server-container-groups-per-instance game server container groups; their container ports " +
+		"map to the instance's connection ports (--instance-connection-port-range, from 4192 by default).",
+	"CreateContainerGroupDefinition": "Creates a container group definition: the containers a container " +
+		"fleet runs together on each of its instances (a pod on Kubernetes), with their images, ports, " +
+		"environment and limits. GAME_SERVER groups hold one game server container and up to 8 support " +
+		"containers; PER_INSTANCE groups hold support containers only. It is READY at once: images are " +
+		"pulled by the cluster, not copied.",
 	"CreateFleet": "Creates an Anywhere fleet (--compute-type ANYWHERE; other compute types are refused) " +
 		"in one or more existing custom locations (see create-location). The fleet is ACTIVE at once; " +
 		"register computes into it (register-compute, or run \"anylift agent\") to host game sessions.",
@@ -31,7 +41,11 @@ var summaries = map[string]string{
 		"reservation timeout, then ACTIVE; it ends COMPLETED when the server removes the player.",
 	"CreatePlayerSessions": "Reserves seats in an ACTIVE game session for several players at once: all of " +
 		"them, or none when there are not enough free seats.",
-	"DeleteAlias":                    "Deletes an alias. Fleets it pointed at are not changed.",
+	"DeleteAlias": "Deletes an alias. Fleets it pointed at are not changed.",
+	"DeleteContainerFleet": "Deletes a container fleet: its game server container groups are deregistered " +
+		"and its live game sessions end.",
+	"DeleteContainerGroupDefinition": "Deletes one version of a container group definition (--version-number), " +
+		"all but the newest versions (--version-count-to-retain), or, with neither, the whole definition and its tags.",
 	"DeleteFleet":                    "Deletes a fleet: its computes are deregistered and its live game sessions end.",
 	"DeleteGameSessionQueue":         "Deletes a game session queue.",
 	"DeleteLocation":                 "Deletes a custom location that no fleet uses.",
@@ -39,7 +53,13 @@ var summaries = map[string]string{
 	"DeleteMatchmakingRuleSet":       "Deletes a matchmaking rule set.",
 	"DeregisterCompute": "Removes a compute from its fleet. The game sessions it hosts end, and its " +
 		"server processes can no longer connect.",
-	"DescribeAlias":   "Shows one alias.",
+	"DescribeAlias": "Shows one alias.",
+	"DescribeContainerFleet": "Shows a container fleet: the definitions it runs, at which versions, its " +
+		"connection ports and status.",
+	"DescribeContainerGroupPortMappings": "Shows the connection ports a game server container group's " +
+		"container ports are reached at (--compute-name names the group).",
+	"DescribeContainerGroupDefinition": "Shows one version of a container group definition: the latest, " +
+		"or the one --version-number or the ARN names.",
 	"DescribeCompute": "Shows one registered compute: its address, location, status and agent endpoint.",
 	"DescribeFleetAttributes": "Shows fleets' attributes (all fleets, page by page, when no --fleet-ids " +
 		"are given).",
@@ -67,12 +87,17 @@ var summaries = map[string]string{
 		"\"anylift agent\" keeps running on each compute (launch path, parameters, how many).",
 	"GetComputeAuthToken": "Issues an auth token for a registered compute. A game server passes it to the " +
 		"server SDK's InitSDK to connect; it expires (the service's --auth-token-ttl).",
-	"ListAliases":   "Lists aliases.",
+	"ListAliases": "Lists aliases.",
+	"ListContainerFleets": "Lists container fleets, those running a container group definition when one " +
+		"is named (a name: any of its versions; an ARN with a version: that version).",
+	"ListContainerGroupDefinitionVersions": "Lists the versions of a container group definition, newest first.",
+	"ListContainerGroupDefinitions": "Lists container group definitions (the latest version of each), by " +
+		"name, of one type when --container-group-type is given.",
 	"ListCompute":   "Lists a fleet's registered computes.",
 	"ListFleets":    "Lists fleet ids.",
 	"ListLocations": "Lists locations (--filters CUSTOM: those made with create-location).",
-	"ListTagsForResource": "Lists the tags of a fleet, alias, location, queue, matchmaking configuration " +
-		"or rule set, by ARN.",
+	"ListTagsForResource": "Lists the tags of a fleet, alias, location, queue, matchmaking configuration, " +
+		"rule set or container group definition, by ARN.",
 	"RegisterCompute": "Registers a machine as a compute of an Anywhere fleet, in one of its custom " +
 		"locations, with the address players connect to. \"anylift agent\" does this itself.",
 	"ResolveAlias":       "Answers the fleet id an alias points at.",
@@ -88,8 +113,16 @@ var summaries = map[string]string{
 	"TagResource":              "Adds tags to a resource, by ARN.",
 	"TerminateGameSession": "Ends a game session. TRIGGER_ON_PROCESS_TERMINATE asks its server process to " +
 		"end and moves the session to TERMINATING; FORCE_TERMINATE is refused on Anywhere fleets.",
-	"UntagResource":                  "Removes tags from a resource, by ARN.",
-	"UpdateAlias":                    "Changes an alias's name, description or routing.",
+	"UntagResource": "Removes tags from a resource, by ARN.",
+	"UpdateAlias":   "Changes an alias's name, description or routing.",
+	"UpdateContainerFleet": "Changes a container fleet: the definitions it runs (a name: the latest version), " +
+		"groups per instance, connection ports, protection policy and other attributes. A CREATED fleet given " +
+		"a game server container group becomes ACTIVE.",
+	"UpdateContainerGroupDefinition": "Writes a new version of a container group definition: the latest " +
+		"(or --source-version-number) with the members given replacing its own. A support container list " +
+		"replaces the whole list; the group's type cannot change.",
+	"UpdateFleetCapacity": "Sets a container fleet's wanted number of instances (--desired-instances) " +
+		"and its bounds (--min-size, --max-size) in a location, the home region by default.",
 	"UpdateFleetAttributes":          "Changes a fleet's name, description, metric groups, protection policy or resource creation limit.",
 	"UpdateGameSession":              "Changes a game session's name, player limit, player session policy, protection or properties, while it is ACTIVATING or ACTIVE.",
 	"UpdateGameSessionQueue":         "Changes a queue's destinations, timeout or notification target.",
@@ -106,6 +139,10 @@ var withoutEffect = map[string][]string{
 	"CreateFleet": {"build-id", "script-id", "server-launch-path", "server-launch-parameters", "log-paths",
 		"ec2-instance-type", "ec2-inbound-permissions", "peer-vpc-aws-account-id", "peer-vpc-id", "instance-role-arn",
 		"certificate-configuration", "instance-role-credentials-provider", "player-gateway-mode", "player-gateway-configuration"},
-	"ListCompute":     {"container-group-definition-name"},
+	"ListCompute": {"container-group-definition-name"},
+	"CreateContainerFleet": {"fleet-role-arn", "instance-inbound-permissions", "instance-type", "billing-type",
+		"log-configuration", "player-gateway-mode"},
+	"UpdateContainerFleet": {"instance-inbound-permission-authorizations", "instance-inbound-permission-revocations",
+		"deployment-configuration", "log-configuration"},
 	"RegisterCompute": {"certificate-path"},
 }

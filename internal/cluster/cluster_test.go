@@ -21,9 +21,10 @@ var secret = []byte("a-shared-node-secret-for-tests")
 
 // connected stands for the processes connected to the receiving node.
 type connected struct {
-	mu     sync.Mutex
-	pushes []sdkwire.Push
-	gone   []string
+	mu      sync.Mutex
+	pushes  []sdkwire.Push
+	gone    []string
+	matches []control.FleetMatchCall
 }
 
 func (c *connected) PushLocal(p control.ProcessRef, msg sdkwire.Push) bool {
@@ -37,6 +38,16 @@ func (c *connected) PushLocal(p control.ProcessRef, msg sdkwire.Push) bool {
 }
 
 func (c *connected) WakePlacer() {}
+
+func (c *connected) RunFleetMatch(_ context.Context, call *control.FleetMatchCall) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if call.Config == "refused" {
+		return errors.New("configuration refused")
+	}
+	c.matches = append(c.matches, *call)
+	return nil
+}
 
 func (c *connected) DisconnectLocal(p control.ProcessRef, reason string) bool {
 	c.mu.Lock()

@@ -23,6 +23,9 @@ const (
 	DisconnectPath = "/node/v1/disconnect"
 	PingPath       = "/node/v1/ping"
 	WakePath       = "/node/v1/wake"
+	// MatchPath takes a matchmaking step for a game session of a fleet
+	// this node owns (control.FleetMatchCall), as JSON.
+	MatchPath = "/node/v1/match"
 )
 
 // maxBody bounds a forwarded request.
@@ -41,12 +44,14 @@ type reply struct {
 	Delivered bool `json:"Delivered"`
 }
 
-// Local delivers to the processes connected to this node only, and wakes
-// this node's placer (a placement is this node's to place).
+// Local delivers to the processes connected to this node only, wakes
+// this node's placer (a placement is this node's to place), and runs the
+// matchmaking steps that write game sessions of the fleets it owns.
 type Local interface {
 	PushLocal(p control.ProcessRef, msg sdkwire.Push) bool
 	DisconnectLocal(p control.ProcessRef, reason string) bool
 	WakePlacer()
+	RunFleetMatch(ctx context.Context, call *control.FleetMatchCall) error
 }
 
 // Handler serves the internal listener: signed pushes and disconnects for
@@ -88,6 +93,22 @@ func Handler(v *Verifier, local Local, relays Relays, log *slog.Logger) http.Han
 			w.WriteHeader(http.StatusNoContent)
 		}
 	})
+	mux.HandleFunc("POST "+MatchPath, func(w http.ResponseWriter, r *http.Request) {
+		body, ok := readSignedBody(w, r, v, log)
+		if !ok {
+			return
+		}
+		var call control.FleetMatchCall
+		if err := json.Unmarshal(body, &call); err != nil {
+			http.Error(w, "bad matchmaking call", http.StatusBadRequest)
+			return
+		}
+		if err := local.RunFleetMatch(r.Context(), &call); err != nil {
+			http.Error(w, err.Error(), http.StatusConflict)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
 	return mux
 }
 
@@ -122,7 +143,9 @@ func (m *message) ref() control.ProcessRef {
 	return control.ProcessRef{FleetID: m.FleetID, ComputeName: m.ComputeName, PID: m.PID}
 }
 
-func readSigned(w http.ResponseWriter, r *http.Request, v *Verifier, log *slog.Logger) (*message, bool) {
+// readSignedBody reads a signed request's body of at most maxBody bytes
+// and checks its signature; it answers the request when either fails.
+func readSignedBody(w http.ResponseWriter, r *http.Request, v *Verifier, log *slog.Logger) ([]byte, bool) {
 	if _, err := v.CheckHeaders(r); err != nil { // before reading a body
 		refuse(w, r, err, log)
 		return nil, false
@@ -134,6 +157,14 @@ func readSigned(w http.ResponseWriter, r *http.Request, v *Verifier, log *slog.L
 	}
 	if err := v.Verify(r, body); err != nil {
 		refuse(w, r, err, log)
+		return nil, false
+	}
+	return body, true
+}
+
+func readSigned(w http.ResponseWriter, r *http.Request, v *Verifier, log *slog.Logger) (*message, bool) {
+	body, ok := readSignedBody(w, r, v, log)
+	if !ok {
 		return nil, false
 	}
 	var m message
@@ -298,10 +329,25 @@ func (c *Client) Ping(ctx context.Context, base, from string) error {
 // Wake asks the node at base to run its placer: a placement waits for a
 // fleet that node owns.
 func (c *Client) Wake(ctx context.Context, base string) error {
+	return c.call(ctx, base, WakePath, []byte("{}"))
+}
+
+// Match asks the node at base, which owns the fleet of the game session
+// call writes, to run it (control.RunFleetMatch); nil when it did.
+func (c *Client) Match(ctx context.Context, base string, call *control.FleetMatchCall) error {
+	body, err := json.Marshal(call)
+	if err != nil {
+		return err
+	}
+	return c.call(ctx, base, MatchPath, body)
+}
+
+// call posts body to path on the node at base, signed, and expects 204.
+func (c *Client) call(ctx context.Context, base, path string, body []byte) error {
 	if c.skip(base) {
 		return ErrPeerDown
 	}
-	req, err := c.signedPost(ctx, base+WakePath, "application/json", []byte("{}"))
+	req, err := c.signedPost(ctx, base+path, "application/json", body)
 	if err != nil {
 		return err
 	}

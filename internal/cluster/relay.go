@@ -34,9 +34,14 @@ type Router interface {
 // client had come to it, and the entry passes the owner's answer back
 // unchanged. A relayed request is never relayed again.
 const (
-	// APIPath takes a control-plane request: POST, signed over its body,
-	// which is the original request's envelope (encodeAPI).
+	// APIPath takes a request to the API listener (the control plane, an
+	// agent's report, Anylift's own operations, a console form): POST,
+	// signed over its body, which is the original request's envelope
+	// (encodeAPI).
 	APIPath = "/node/v1/api"
+	// PlayerPath takes a request to the player gateway, in the same
+	// envelope.
+	PlayerPath = "/node/v1/player"
 	// ProcessPath takes a process's WebSocket upgrade: GET, signed over
 	// its path and query (processQuery), with the process's own
 	// WebSocket headers.
@@ -64,6 +69,8 @@ const (
 	// owner to the end of its answer; shorter than the API listener's
 	// write timeout, so the entry can still answer 503.
 	RelayTimeout = 60 * time.Second
+	// maxAskedAnswer caps the answer read back by Ask.
+	maxAskedAnswer = 32 << 20
 	// HandshakeTimeout bounds a relayed process upgrade up to the owner's
 	// answer (the owner checks the process's token in its store).
 	HandshakeTimeout = 10 * time.Second
@@ -169,20 +176,25 @@ func parseProcessQuery(raw string) (*processMeta, error) {
 }
 
 // Relays are the handlers that serve relayed requests on the owner: the
-// control-plane API and the process endpoint, as they serve clients that
-// come to the node directly. A nil handler leaves its path unserved (404).
+// API listener's (the control-plane API and the other POSTs relayed to
+// it), the player gateway and the process endpoint, as they serve clients
+// that come to the node directly. A nil handler leaves its path unserved
+// (404).
 type Relays struct {
 	API     http.Handler
+	Player  http.Handler
 	Process http.Handler
 }
 
 // mount adds the relay paths to mux.
 func (rs Relays) mount(mux *http.ServeMux, v *Verifier, log *slog.Logger) {
 	unverified := semaphore.NewWeighted(unverifiedRelayBytes)
-	if rs.API != nil {
-		mux.HandleFunc("POST "+APIPath, func(w http.ResponseWriter, r *http.Request) {
-			rs.serveAPI(w, r, v, unverified, log)
-		})
+	for path, h := range map[string]http.Handler{APIPath: rs.API, PlayerPath: rs.Player} {
+		if h != nil {
+			mux.HandleFunc("POST "+path, func(w http.ResponseWriter, r *http.Request) {
+				serveEnvelope(w, r, h, v, unverified, log)
+			})
+		}
 	}
 	if rs.Process != nil {
 		mux.HandleFunc("GET "+ProcessPath, func(w http.ResponseWriter, r *http.Request) {
@@ -191,7 +203,9 @@ func (rs Relays) mount(mux *http.ServeMux, v *Verifier, log *slog.Logger) {
 	}
 }
 
-func (rs Relays) serveAPI(w http.ResponseWriter, r *http.Request, v *Verifier, unverified *semaphore.Weighted, log *slog.Logger) {
+// serveEnvelope rebuilds the request a relayed envelope carries and
+// serves it with h.
+func serveEnvelope(w http.ResponseWriter, r *http.Request, h http.Handler, v *Verifier, unverified *semaphore.Weighted, log *slog.Logger) {
 	if _, err := v.CheckHeaders(r); err != nil { // before reading a body
 		refuse(w, r, err, log)
 		return
@@ -230,7 +244,7 @@ func (rs Relays) serveAPI(w http.ResponseWriter, r *http.Request, v *Verifier, u
 	}
 	in = in.WithContext(context.WithValue(r.Context(), relayedKey{}, true))
 	w.Header().Set(answeredHeader, "1")
-	rs.API.ServeHTTP(w, in)
+	h.ServeHTTP(w, in)
 }
 
 func (rs Relays) serveProcess(w http.ResponseWriter, r *http.Request, v *Verifier, log *slog.Logger) {
@@ -261,27 +275,86 @@ func (rs Relays) serveProcess(w http.ResponseWriter, r *http.Request, v *Verifie
 // not take (another secret, a node without relays): nothing was written.
 var ErrNotAnswered = errors.New("the node did not take the relayed request")
 
-// relayClient is the HTTP client of relayed API calls: many at once to
-// one owner, kept alive between calls.
+// relayClient is the HTTP client of relayed calls: many at once to one
+// owner, kept alive between calls. Each call bounds itself (its context).
+// A redirect is an answer to pass back (the console's forms answer 303),
+// never one to follow.
 func relayClient(timeout time.Duration) *http.Client {
 	d := &net.Dialer{Timeout: timeout}
 	return &http.Client{Transport: &http.Transport{
-		DialContext:           d.DialContext,
-		MaxIdleConnsPerHost:   256,
-		MaxConnsPerHost:       512, // the owner caps each address at 1024 connections by default
-		IdleConnTimeout:       60 * time.Second,
-		ResponseHeaderTimeout: RelayTimeout,
-	}}
+		DialContext:         d.DialContext,
+		MaxIdleConnsPerHost: 256,
+		MaxConnsPerHost:     512, // the owner caps each address at 1024 connections by default
+		IdleConnTimeout:     60 * time.Second,
+	}, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }
 
-// RelayAPI sends the control-plane request r, whose body was read into
-// body, to the node at base and writes that node's answer to w unchanged
-// (status, headers, body). An error means nothing was written: the
-// caller answers. ErrPeerDown is returned without trying for a node that
-// could not be reached moments ago.
+// RelayAPI sends the request r to the API listener, whose body was read
+// into body, to the node at base and writes that node's answer to w
+// unchanged (status, headers, body). An error means nothing was written:
+// the caller answers. ErrPeerDown is returned without trying for a node
+// that could not be reached moments ago.
 func (c *Client) RelayAPI(w http.ResponseWriter, r *http.Request, body []byte, base string) error {
+	return c.relayEnvelope(w, r, body, base, APIPath, RelayTimeout)
+}
+
+// RelayPlayer is RelayAPI for a request to the player gateway, which may
+// wait up to timeout for its answer (a create waits for its session).
+func (c *Client) RelayPlayer(w http.ResponseWriter, r *http.Request, body []byte, base string, timeout time.Duration) error {
+	return c.relayEnvelope(w, r, body, base, PlayerPath, timeout)
+}
+
+func (c *Client) relayEnvelope(w http.ResponseWriter, r *http.Request, body []byte, base, path string, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(r.Context(), timeout)
+	defer cancel()
+	resp, err := c.sendEnvelope(ctx, r, body, base, path)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	copyHeader(w.Header(), resp.Header, false)
+	w.WriteHeader(entryStatus(resp.StatusCode))
+	io.Copy(w, resp.Body) // a failure here cuts the answer, as it would on the owner
+	return nil
+}
+
+// Answer is another node's answer to a request asked of it (Ask).
+type Answer struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// Ask sends the request r to the API listener, whose body was read into
+// body, to the node at base, as RelayAPI does, and returns that node's
+// answer instead of writing it: for a request every node answers in part
+// (what each holds in memory). The answer's body is read up to 32 MiB.
+func (c *Client) Ask(ctx context.Context, r *http.Request, body []byte, base string) (*Answer, error) {
+	ctx, cancel := context.WithTimeout(ctx, RelayTimeout)
+	defer cancel()
+	resp, err := c.sendEnvelope(ctx, r, body, base, APIPath)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxAskedAnswer+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxAskedAnswer {
+		return nil, fmt.Errorf("the answer of node %s is larger than %d bytes", base, maxAskedAnswer)
+	}
+	h := http.Header{}
+	copyHeader(h, resp.Header, false)
+	return &Answer{Status: resp.StatusCode, Header: h, Body: b}, nil
+}
+
+// sendEnvelope posts r's envelope to path on the node at base and returns
+// the answer of that node's handler; the caller closes its body. Any
+// other answer (a refused signature, an unknown path) is ErrNotAnswered.
+func (c *Client) sendEnvelope(ctx context.Context, r *http.Request, body []byte, base, path string) (*http.Response, error) {
 	if c.skip(base) {
-		return ErrPeerDown
+		return nil, ErrPeerDown
 	}
 	cl := r.ContentLength
 	if cl != -1 {
@@ -293,29 +366,37 @@ func (c *Client) RelayAPI(w http.ResponseWriter, r *http.Request, body []byte, b
 	}
 	env, err := encodeAPI(&apiMeta{URI: uri, Host: r.Host, Header: r.Header, ContentLength: cl, RemoteAddr: r.RemoteAddr}, body)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), RelayTimeout)
-	defer cancel()
-	req, err := c.signedPost(ctx, base+APIPath, "application/octet-stream", env)
+	req, err := c.signedPost(ctx, base+path, "application/octet-stream", env)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	resp, err := c.relay.Do(req)
 	if err != nil {
 		c.mark(base, !isDial(err))
-		return unwrapURL(err)
+		return nil, unwrapURL(err)
 	}
 	c.mark(base, true)
-	defer resp.Body.Close()
 	if resp.Header.Get(answeredHeader) == "" {
+		defer resp.Body.Close()
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return fmt.Errorf("%w: %d %s", ErrNotAnswered, resp.StatusCode, strings.TrimSpace(string(b)))
+		return nil, fmt.Errorf("%w: %d %s", ErrNotAnswered, resp.StatusCode, strings.TrimSpace(string(b)))
 	}
-	copyHeader(w.Header(), resp.Header, false)
-	w.WriteHeader(resp.StatusCode)
-	io.Copy(w, resp.Body) // a failure here cuts the answer, as it would on the owner
-	return nil
+	return resp, nil
+}
+
+// entryStatus is the status the entry answers for the owner's: the same,
+// but 500 for 503. A 503 tells a load balancer that the node it reached
+// cannot serve (the nginx configuration of docs/several-nodes.md takes
+// such a node out of rotation), while here only the owner of one fleet
+// refused (it drains, cannot reach its database, or is full); clients
+// retry a 500 all the same.
+func entryStatus(code int) int {
+	if code == http.StatusServiceUnavailable {
+		return http.StatusInternalServerError
+	}
+	return code
 }
 
 // RelayProcess relays the process WebSocket upgrade r to the node at
@@ -363,7 +444,7 @@ func (c *Client) RelayProcess(ctx context.Context, w http.ResponseWriter, r *htt
 	if resp.StatusCode != http.StatusSwitchingProtocols {
 		defer conn.Close()
 		copyHeader(w.Header(), resp.Header, false)
-		w.WriteHeader(resp.StatusCode)
+		w.WriteHeader(entryStatus(resp.StatusCode))
 		io.Copy(w, io.LimitReader(resp.Body, maxRefusalBody))
 		return nil
 	}

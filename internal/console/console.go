@@ -23,6 +23,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/anylift/anylift/internal/cluster"
 	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/metrics"
 	"github.com/anylift/anylift/internal/store"
@@ -69,6 +70,10 @@ type Console struct {
 
 	mu  sync.RWMutex // guards nav
 	nav []Page
+
+	// relaying sends the forms about other nodes' fleets to them; nil
+	// serves them here (relay.go).
+	relaying cluster.Relaying[Relayer]
 }
 
 // New returns the console; it starts nothing.
@@ -136,6 +141,12 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Frame-Options", "DENY")
 	w.Header().Set("Referrer-Policy", "same-origin")
 	w.Header().Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'; base-uri 'none'")
+	if r.Method == http.MethodPost {
+		var ok bool
+		if r, ok = keepBody(w, r); !ok {
+			return
+		}
+	}
 	c.mux.ServeHTTP(w, r)
 }
 

@@ -217,7 +217,10 @@ func (c *Console) computes(w http.ResponseWriter, r *http.Request) {
 // deregister is DeregisterCompute from the computes page.
 func (c *Console) deregister(w http.ResponseWriter, r *http.Request) {
 	fleetID, name := r.PathValue("id"), r.PostFormValue("compute")
-	_, err := c.cfg.Service.DeregisterCompute(r.Context(), &wire.DeregisterComputeInput{FleetId: &fleetID, ComputeName: &name})
+	err := c.route(r, fleetID)
+	if err == nil {
+		_, err = c.cfg.Service.DeregisterCompute(r.Context(), &wire.DeregisterComputeInput{FleetId: &fleetID, ComputeName: &name})
+	}
 	if err != nil {
 		c.actionFailed(w, r, "Compute "+name, err)
 		return
@@ -228,6 +231,9 @@ func (c *Console) deregister(w http.ResponseWriter, r *http.Request) {
 // actionFailed answers a failed action with the error's message (a
 // *game.Error's message is meant for callers) or a generic one.
 func (c *Console) actionFailed(w http.ResponseWriter, r *http.Request, what string, err error) {
+	if c.elsewhere(w, r, err) {
+		return
+	}
 	var ge *game.Error
 	switch {
 	case game.IsKind(err, game.NotFound):

@@ -123,7 +123,10 @@ func (c *Console) session(w http.ResponseWriter, r *http.Request) {
 // server is told to end the session.
 func (c *Console) terminate(w http.ResponseWriter, r *http.Request) {
 	id, mode := r.PostFormValue("id"), "TRIGGER_ON_PROCESS_TERMINATE" // the server ends it (no Agent to force it)
-	_, err := c.cfg.Service.TerminateGameSession(r.Context(), &wire.TerminateGameSessionInput{GameSessionId: &id, TerminationMode: &mode})
+	err := c.route(r, sessionFleet(id))
+	if err == nil {
+		_, err = c.cfg.Service.TerminateGameSession(r.Context(), &wire.TerminateGameSessionInput{GameSessionId: &id, TerminationMode: &mode})
+	}
 	if err != nil {
 		c.actionFailed(w, r, "Game session "+id, err)
 		return

@@ -53,7 +53,7 @@ func (s *Service) CreateGameSession(ctx context.Context, in *wire.CreateGameSess
 			return err
 		}
 		gs.ComputeName, gs.ProcessID = proc.ComputeName, proc.PID
-		gs.IPAddress, gs.DNSName, gs.Port = c.IPAddress, c.DNSName, proc.Port
+		gs.IPAddress, gs.DNSName, gs.Port = c.IPAddress, c.DNSName, c.ConnectionPort(proc.Port)
 		return tx.InsertGameSession(gs)
 	})
 	if err != nil {

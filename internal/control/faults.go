@@ -394,11 +394,28 @@ func (s *Service) ClearFaults(ctx context.Context, in *extapi.ClearFaultsInput) 
 	}
 	out := &extapi.ClearFaultsOutput{Faults: []extapi.Fault{}}
 	for _, f := range cleared {
-		s.letGo(f.ID)
-		if err := s.faultEndedEvent(ctx, f, "it was cleared"); err != nil {
-			return nil, err
-		}
 		out.Faults = append(out.Faults, faultOut(f))
 	}
-	return out, nil
+	return out, s.endFaults(ctx, cleared, "it was cleared")
+}
+
+// endFaults lets go what faults cleared held and writes their end events.
+func (s *Service) endFaults(ctx context.Context, cleared []faults.Fault, why string) error {
+	for _, f := range cleared {
+		s.letGo(f.ID)
+		if err := s.faultEndedEvent(ctx, f, why); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// FleetMoved ends the faults of fleetID, which this node no longer owns
+// (fleet ownership): a fault acts on the node that serves its fleet, and
+// that is now another node. Each writes its end event.
+func (s *Service) FleetMoved(ctx context.Context, fleetID string) error {
+	if s.fx == nil || fleetID == "" {
+		return nil
+	}
+	return s.endFaults(ctx, s.fx.set.Clear("", fleetID), "its fleet moved to another node, where it does not act")
 }

@@ -197,16 +197,22 @@ func (s *Service) UpdateFleetAttributes(ctx context.Context, in *wire.UpdateFlee
 		if err := tx.UpdateFleet(f); err != nil {
 			return err
 		}
-		if f.NewGameSessionProtectionPolicy == oldPolicy {
-			return nil
-		}
-		return s.recordEvent(tx, f.ID, "", wire.EventCodeFleetNewGameSessionProtectionPolicyUpdated,
-			fmt.Sprintf("Fleet %s new game session protection policy changed from %s to %s.", f.ID, oldPolicy, f.NewGameSessionProtectionPolicy))
+		return s.protectionChanged(tx, f, oldPolicy)
 	})
 	if err != nil {
 		return nil, err
 	}
 	return &wire.UpdateFleetAttributesOutput{FleetId: wire.String(f.ID), FleetArn: wire.String(f.ARN)}, nil
+}
+
+// protectionChanged records FLEET_NEW_GAME_SESSION_PROTECTION_POLICY_UPDATED
+// when f's protection policy is no longer old.
+func (s *Service) protectionChanged(tx store.Tx, f *game.Fleet, old string) error {
+	if f.NewGameSessionProtectionPolicy == old {
+		return nil
+	}
+	return s.recordEvent(tx, f.ID, "", wire.EventCodeFleetNewGameSessionProtectionPolicyUpdated,
+		fmt.Sprintf("Fleet %s new game session protection policy changed from %s to %s.", f.ID, old, f.NewGameSessionProtectionPolicy))
 }
 
 // DeleteFleet deletes a fleet: its computes are deregistered, its live game
@@ -219,24 +225,30 @@ func (s *Service) DeleteFleet(ctx context.Context, in *wire.DeleteFleetInput) (*
 		if err != nil {
 			return err
 		}
-		if err := s.deleteFleetComputes(tx, f.ID); err != nil {
-			return err
-		}
-		if err := s.endFleetSessions(tx, f.ID); err != nil {
-			return err
-		}
-		if err := s.recordEvent(tx, f.ID, "", wire.EventCodeFleetDeleted, fmt.Sprintf("Fleet %s deleted.", f.ID)); err != nil {
-			return err
-		}
-		if err := tx.DeleteAllTags(f.ARN); err != nil {
-			return err
-		}
-		return tx.DeleteFleet(f.ID)
+		return s.deleteFleet(tx, f)
 	})
 	if err != nil {
 		return nil, err
 	}
 	return &struct{}{}, nil
+}
+
+// deleteFleet deregisters f's computes, ends its live sessions, records
+// FLEET_DELETED and removes the fleet with its tags.
+func (s *Service) deleteFleet(tx store.Tx, f *game.Fleet) error {
+	if err := s.deleteFleetComputes(tx, f.ID); err != nil {
+		return err
+	}
+	if err := s.endFleetSessions(tx, f.ID); err != nil {
+		return err
+	}
+	if err := s.recordEvent(tx, f.ID, "", wire.EventCodeFleetDeleted, fmt.Sprintf("Fleet %s deleted.", f.ID)); err != nil {
+		return err
+	}
+	if err := tx.DeleteAllTags(f.ARN); err != nil {
+		return err
+	}
+	return tx.DeleteFleet(f.ID)
 }
 
 // fleetOut is a fleet's FleetAttributes.
@@ -248,7 +260,7 @@ func (s *Service) fleetOut(f *game.Fleet) *wire.FleetAttributes {
 		Name:                           wire.String(f.Name),
 		Description:                    wire.String(f.Description),
 		CreationTime:                   wire.NewTime(f.CreationTime),
-		Status:                         wire.String(f.Status),
+		Status:                         wire.String(fleetStatus(f)),
 		NewGameSessionProtectionPolicy: wire.String(f.NewGameSessionProtectionPolicy),
 		ResourceCreationLimitPolicy: &wire.ResourceCreationLimitPolicy{
 			NewGameSessionsPerCreator: wire.Int32(f.CreationLimit.NewGameSessionsPerCreator),
@@ -264,6 +276,15 @@ func (s *Service) fleetOut(f *game.Fleet) *wire.FleetAttributes {
 		a.AnywhereConfiguration = &wire.AnywhereConfiguration{Cost: wire.String(f.AnywhereCost)}
 	}
 	return a
+}
+
+// fleetStatus is a fleet's FleetStatus: a container fleet that runs
+// nothing yet (CREATED) is NEW.
+func fleetStatus(f *game.Fleet) string {
+	if f.Status == game.FleetCreated {
+		return wire.FleetStatusNew
+	}
+	return f.Status
 }
 
 // locationStates lists the fleet's locations, each ACTIVE: a custom

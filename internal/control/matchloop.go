@@ -52,6 +52,9 @@ func (s *Service) StepMatchmaking(ctx context.Context) error {
 	}
 }
 
+// MatchmakerID is the name this node holds matchmaker leases under.
+func (s *Service) MatchmakerID() string { return s.mmOwner }
+
 // stepConfig is one step for one configuration, when this node leads it.
 func (s *Service) stepConfig(ctx context.Context, name string) error {
 	now := s.clock()
@@ -82,7 +85,9 @@ func (s *Service) timeOutTickets(ctx context.Context, name string, now time.Time
 	for _, status := range []string{game.TicketQueued, game.TicketSearching, game.TicketPlacing} {
 		for {
 			n := 0
+			var away map[string]string // automatic backfill ticket → the node owning its session's fleet
 			err := s.mmUpdate(ctx, func(x *mmTx) error {
+				away = nil
 				due, err := x.tx.ListDueTickets(name, status, now, matchBatch)
 				n = len(due)
 				if err != nil || n == 0 {
@@ -93,9 +98,15 @@ func (s *Service) timeOutTickets(ctx context.Context, name string, now time.Time
 					if err != nil {
 						break
 					}
-					if status == game.TicketPlacing {
+					switch owner := s.elsewhere(t.GameSessionARN); {
+					case status == game.TicketPlacing:
 						err = x.timeOutPlacing(t)
-					} else {
+					case t.AutoBackfill && owner != "":
+						if away == nil {
+							away = map[string]string{}
+						}
+						away[t.ID] = owner // its next ticket is written into the session, by the owner
+					default:
 						err = x.timeOut(c, t)
 					}
 				}
@@ -104,8 +115,12 @@ func (s *Service) timeOutTickets(ctx context.Context, name string, now time.Time
 			if err != nil {
 				return err
 			}
-			if n < matchBatch || status == game.TicketPlacing {
-				break // PLACING tickets whose session is starting stay listed: one pass
+			sent := true
+			for id, owner := range away {
+				sent = s.sendFleetMatch(ctx, owner, &FleetMatchCall{Config: name, TimedOut: id}) == nil && sent
+			}
+			if n < matchBatch || status == game.TicketPlacing || !sent {
+				break // PLACING tickets whose session is starting stay listed, as do tickets not sent: one pass
 			}
 		}
 	}
@@ -176,12 +191,13 @@ func (s *Service) matchPool(ctx context.Context, name string, now time.Time) err
 		rs   *ruleset.RuleSet
 		pool []matchmaking.Ticket
 	)
+	var sessions map[string]string
 	err := s.view(ctx, func(tx store.Tx) error {
 		var err error
 		if c, rs, err = s.configAndRules(tx, name); err != nil {
 			return err
 		}
-		pool, err = loadPool(tx, name)
+		pool, sessions, err = loadPool(tx, name)
 		return err
 	})
 	if err != nil || len(pool) == 0 {
@@ -190,8 +206,19 @@ func (s *Service) matchPool(ctx context.Context, name string, now time.Time) err
 	found := matchmaking.Find(rs, pool, now, matchmaking.Options{AdditionalPlayerCount: c.AdditionalPlayerCount, Seed: now.UnixNano()})
 	for start := 0; start < len(found); start += matchBatch {
 		batch := found[start:min(len(found), start+matchBatch)]
+		// A match that fills a session of another node's fleet is that
+		// node's to make (matchremote.go); the others are made here.
+		var here []matchmaking.Match
+		away := map[int]string{}
+		for i, fm := range batch {
+			if owner := s.backfillElsewhere(fm, sessions); owner != "" {
+				away[i] = owner
+				continue
+			}
+			here = append(here, fm)
+		}
 		err := s.mmUpdate(ctx, func(x *mmTx) error {
-			for _, fm := range batch {
+			for _, fm := range here {
 				if _, err := x.propose(c, rs, fm); err != nil {
 					return err
 				}
@@ -201,29 +228,48 @@ func (s *Service) matchPool(ctx context.Context, name string, now time.Time) err
 		if err != nil {
 			return err
 		}
+		for i, owner := range away {
+			s.sendFleetMatch(ctx, owner, &FleetMatchCall{Config: name, Tickets: batch[i].Tickets, Locations: batch[i].Locations})
+		}
 	}
 	return nil
 }
 
+// backfillElsewhere is the forwarding address of the node owning the
+// fleet of the session match fm backfills when that is another node, or
+// "".
+func (s *Service) backfillElsewhere(fm matchmaking.Match, sessions map[string]string) string {
+	for _, p := range fm.Tickets {
+		if arn, ok := sessions[p.TicketID]; ok {
+			return s.elsewhere(arn)
+		}
+	}
+	return ""
+}
+
 // loadPool reads a configuration's SEARCHING tickets as the matcher sees
-// them.
-func loadPool(tx store.Tx, name string) ([]matchmaking.Ticket, error) {
+// them, and the game session of each backfill ticket among them.
+func loadPool(tx store.Tx, name string) ([]matchmaking.Ticket, map[string]string, error) {
 	var pool []matchmaking.Ticket
+	sessions := map[string]string{}
 	after := ""
 	for {
 		list, err := tx.ListTickets(name, game.TicketSearching, after, 1000)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for _, t := range list {
 			mt, err := poolTicket(t)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			pool = append(pool, mt)
+			if t.Backfill && t.GameSessionARN != "" {
+				sessions[t.ID] = t.GameSessionARN
+			}
 		}
 		if len(list) < 1000 {
-			return pool, nil
+			return pool, sessions, nil
 		}
 		after = list[len(list)-1].ID
 	}

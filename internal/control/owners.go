@@ -2,6 +2,7 @@ package control
 
 import (
 	"context"
+	"time"
 
 	"github.com/anylift/anylift/internal/owners"
 	"github.com/anylift/anylift/internal/store"
@@ -23,7 +24,38 @@ const (
 
 // SetOwners makes this node take part in fleet ownership through m. Call
 // it before Run.
-func (s *Service) SetOwners(m *owners.Map) { s.owners = m }
+func (s *Service) SetOwners(m *owners.Map) {
+	s.owners = m
+	s.assignWake = make(chan struct{}, 1)
+}
+
+// runAssign runs AssignFleets at every tick, and at once when another node
+// says the leases changed (WakeOwners), until ctx ends.
+func (s *Service) runAssign(ctx context.Context) {
+	t := time.NewTicker(tick)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-s.assignWake:
+		}
+		s.logSweep(ctx, s.AssignFleets(ctx))
+	}
+}
+
+// WakeOwners asks this node to read the leases now: another node has just
+// handed it a fleet.
+func (s *Service) WakeOwners() {
+	if s.assignWake == nil {
+		return
+	}
+	select {
+	case s.assignWake <- struct{}{}:
+	default:
+	}
+}
 
 // AssignFleets reads the leases and the nodes, refreshes this node's view
 // of them, and makes the moves that are this node's to make: the fleets
@@ -53,9 +85,37 @@ func (s *Service) AssignFleets(ctx context.Context) error {
 	max := maxHandoffs
 	if s.Draining() {
 		max = drainHandoffs
+	} else {
+		leases = s.settledLeases(leases)
 	}
 	moves, drop := owners.Plan(s.cfg.NodeID, leases, nodes, max)
 	return s.moveFleets(ctx, moves, drop)
+}
+
+// takeoverTenure is how long a node keeps a fleet it took over from a
+// dead node before handing it to the node that should own it (3 node
+// TTLs): a node that was only paused, and comes back, does not get its
+// fleets back at once, in the middle of the calls that followed the
+// takeover, nor a node that flaps move fleets at every flap.
+func (s *Service) takeoverTenure() time.Duration { return 3 * s.cfg.NodeTTL }
+
+// settledLeases leaves out of leases the fleets this node took over less
+// than the takeover tenure ago, so that Plan does not hand them on yet.
+func (s *Service) settledLeases(leases []store.FleetOwner) []store.FleetOwner {
+	s.takenMu.Lock()
+	defer s.takenMu.Unlock()
+	now := s.now()
+	out := leases[:0:0]
+	for _, l := range leases {
+		if at, ok := s.taken[l.FleetID]; ok {
+			if l.NodeID == s.cfg.NodeID && now.Sub(at) < s.takeoverTenure() {
+				continue
+			}
+			delete(s.taken, l.FleetID)
+		}
+		out = append(out, l)
+	}
+	return out
 }
 
 // moveFleets makes moves, each in a transaction of its own (a move waits
@@ -77,9 +137,18 @@ func (s *Service) moveFleets(ctx context.Context, moves []owners.Move, drop []st
 		}
 		s.owners.Moved(got)
 		if mv.To == s.cfg.NodeID {
+			if mv.From.NodeID != "" {
+				s.takenMu.Lock()
+				if s.taken == nil {
+					s.taken = map[string]time.Time{}
+				}
+				s.taken[got.FleetID] = s.now()
+				s.takenMu.Unlock()
+			}
 			s.log.Info("fleet owned by this node", "fleet", got.FleetID, "epoch", got.Epoch, "previous_owner", mv.From.NodeID)
 		} else {
 			s.log.Info("fleet handed to another node", "fleet", got.FleetID, "epoch", got.Epoch, "to", mv.To)
+			s.wakeOwner(got.FleetID) // it serves the fleet once it knows
 		}
 	}
 	if len(drop) == 0 {
@@ -119,9 +188,10 @@ func (s *Service) HandOffFleets(ctx context.Context) error {
 	}
 }
 
-// SetOwnerWake sets how this node wakes the placer of the node owning a
-// fleet (over the node channel): a placement whose best candidate is a
-// fleet of another node is placed by that node.
+// SetOwnerWake sets how this node wakes the node owning a fleet (over the
+// node channel): a placement whose best candidate is a fleet of another
+// node is placed by that node, and a node handed a fleet reads the leases
+// at once.
 func (s *Service) SetOwnerWake(f func(fleetID string)) { s.ownerWake = f }
 
 func (s *Service) wakeOwner(fleetID string) {

@@ -192,7 +192,7 @@ func (sn *snapshot) claim(p *game.Placement, f *game.Fleet, location string) (*p
 		return nil, err
 	}
 	gs.ComputeName, gs.ProcessID = proc.ComputeName, proc.PID
-	gs.IPAddress, gs.DNSName, gs.Port = c.IPAddress, c.DNSName, proc.Port
+	gs.IPAddress, gs.DNSName, gs.Port = c.IPAddress, c.DNSName, c.ConnectionPort(proc.Port)
 	if err := sn.tx.InsertGameSession(gs); err != nil {
 		return nil, err
 	}

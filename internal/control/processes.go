@@ -227,7 +227,7 @@ func (s *Service) ProcessActivateGameSession(ctx context.Context, ref ProcessRef
 		if err != nil {
 			return err
 		}
-		gs.Status, gs.IPAddress, gs.DNSName, gs.Port = game.SessionActive, c.IPAddress, c.DNSName, p.Port
+		gs.Status, gs.IPAddress, gs.DNSName, gs.Port = game.SessionActive, c.IPAddress, c.DNSName, c.ConnectionPort(p.Port)
 		if err := tx.UpdateGameSession(gs); err != nil {
 			return err
 		}

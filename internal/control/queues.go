@@ -152,7 +152,8 @@ func duplicate(list []string) (string, bool) {
 // for anything else.
 func destinationKind(idOrARN string) string {
 	switch {
-	case strings.HasPrefix(idOrARN, "fleet-") || strings.HasPrefix(idOrARN, "arn:") && strings.Contains(idOrARN, ":fleet/"):
+	case strings.HasPrefix(idOrARN, game.FleetIDPrefix) || strings.HasPrefix(idOrARN, game.ContainerFleetIDPrefix) ||
+		strings.HasPrefix(idOrARN, "arn:") && strings.Contains(idOrARN, ":fleet/"):
 		return "fleet"
 	case strings.HasPrefix(idOrARN, "alias-") || strings.HasPrefix(idOrARN, "arn:") && strings.Contains(idOrARN, ":alias/"):
 		return "alias"

@@ -20,7 +20,7 @@ func (s *Service) Run(ctx context.Context) {
 	go func() {
 		defer func() { done <- struct{}{} }()
 		if s.owners != nil {
-			every(ctx, func() { s.logSweep(ctx, s.AssignFleets(ctx)) })
+			s.runAssign(ctx)
 		}
 	}()
 	go func() {

@@ -94,6 +94,9 @@ func (s *Service) UpdateRuntimeConfiguration(ctx context.Context, in *wire.Updat
 		if err != nil {
 			return err
 		}
+		if f.Container != nil {
+			return game.Errorf(game.InvalidRequest, "fleet %s is a container fleet: what it runs is its container group definitions (UpdateContainerFleet)", f.ID)
+		}
 		f.Runtime = rc
 		return tx.UpdateFleet(f)
 	})

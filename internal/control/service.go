@@ -10,6 +10,7 @@ package control
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/anylift/anylift/internal/game"
@@ -143,6 +144,15 @@ type Service struct {
 	owners *owners.Map
 	// ownerWake wakes the placer of another fleet's owner (owners.go).
 	ownerWake func(fleetID string)
+	// fleetMatch sends the matchmaking of another node's game session
+	// to that node (matchremote.go).
+	fleetMatch func(ctx context.Context, base string, call *FleetMatchCall) error
+	// assignWake runs AssignFleets before the next tick (owners.go).
+	assignWake chan struct{}
+	// taken: when this node took over each fleet from a dead node
+	// (owners.go, takeoverTenure).
+	takenMu sync.Mutex
+	taken   map[string]time.Time
 }
 
 // New returns a Service over st. now is the clock (time.Now when nil).

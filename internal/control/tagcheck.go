@@ -12,5 +12,6 @@ func (s *Service) tagCheckers() map[string]func(tx store.Tx, id string) error {
 		"gamesessionqueue":         func(tx store.Tx, id string) error { _, err := tx.GetQueue(id); return err },
 		"matchmakingruleset":       func(tx store.Tx, id string) error { _, err := tx.GetRuleSet(id); return err },
 		"matchmakingconfiguration": func(tx store.Tx, id string) error { _, err := tx.GetMatchConfig(id); return err },
+		"containergroupdefinition": func(tx store.Tx, id string) error { _, err := tx.GetContainerGroup(id, 0); return err },
 	}
 }

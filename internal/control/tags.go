@@ -13,14 +13,15 @@ const maxTags = 200
 
 // TagResource adds or overwrites tags on the resource named by its ARN.
 func (s *Service) TagResource(ctx context.Context, in *wire.TagResourceRequest) (*wire.TagResourceResponse, error) {
+	arn := containerGroupTagARN(*in.ResourceARN)
 	err := s.update(ctx, func(tx store.Tx) error {
-		if err := s.resourceExists(tx, *in.ResourceARN); err != nil {
+		if err := s.resourceExists(tx, arn); err != nil {
 			return err
 		}
-		if err := tx.PutTags(*in.ResourceARN, tagsIn(in.Tags)); err != nil {
+		if err := tx.PutTags(arn, tagsIn(in.Tags)); err != nil {
 			return err
 		}
-		tags, err := tx.ListTags(*in.ResourceARN)
+		tags, err := tx.ListTags(arn)
 		if err != nil {
 			return err
 		}
@@ -37,11 +38,12 @@ func (s *Service) TagResource(ctx context.Context, in *wire.TagResourceRequest) 
 
 // UntagResource removes tag keys from the resource.
 func (s *Service) UntagResource(ctx context.Context, in *wire.UntagResourceRequest) (*wire.UntagResourceResponse, error) {
+	arn := containerGroupTagARN(*in.ResourceARN)
 	err := s.update(ctx, func(tx store.Tx) error {
-		if err := s.resourceExists(tx, *in.ResourceARN); err != nil {
+		if err := s.resourceExists(tx, arn); err != nil {
 			return err
 		}
-		return tx.DeleteTags(*in.ResourceARN, in.TagKeys)
+		return tx.DeleteTags(arn, in.TagKeys)
 	})
 	if err != nil {
 		return nil, err
@@ -52,11 +54,12 @@ func (s *Service) UntagResource(ctx context.Context, in *wire.UntagResourceReque
 // ListTagsForResource lists the resource's tags.
 func (s *Service) ListTagsForResource(ctx context.Context, in *wire.ListTagsForResourceRequest) (*wire.ListTagsForResourceResponse, error) {
 	out := &wire.ListTagsForResourceResponse{Tags: []wire.Tag{}}
+	arn := containerGroupTagARN(*in.ResourceARN)
 	err := s.view(ctx, func(tx store.Tx) error {
-		if err := s.resourceExists(tx, *in.ResourceARN); err != nil {
+		if err := s.resourceExists(tx, arn); err != nil {
 			return err
 		}
-		tags, err := tx.ListTags(*in.ResourceARN)
+		tags, err := tx.ListTags(arn)
 		for _, t := range tags {
 			out.Tags = append(out.Tags, wire.Tag{Key: wire.String(t.Key), Value: &t.Value})
 		}

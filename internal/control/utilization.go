@@ -134,7 +134,7 @@ func (s *Service) DescribeFleetUtilization(ctx context.Context, in *wire.Describ
 }
 
 // DescribeFleetCapacity reports each fleet's computes as instances, over
-// all its locations.
+// all its locations; a container fleet's as containerCapacity says.
 func (s *Service) DescribeFleetCapacity(ctx context.Context, in *wire.DescribeFleetCapacityInput) (*wire.DescribeFleetCapacityOutput, error) {
 	out := &wire.DescribeFleetCapacityOutput{FleetCapacity: []wire.FleetCapacity{}}
 	err := s.view(ctx, func(tx store.Tx) error {
@@ -143,6 +143,14 @@ func (s *Service) DescribeFleetCapacity(ctx context.Context, in *wire.DescribeFl
 			return err
 		}
 		for _, f := range fleets {
+			if f.Container != nil {
+				fc, err := s.containerCapacity(tx, f, s.cfg.Account.Region)
+				if err != nil {
+					return err
+				}
+				out.FleetCapacity = append(out.FleetCapacity, fc)
+				continue
+			}
 			us, err := s.fleetUsage(tx, f)
 			if err != nil {
 				return err
@@ -193,11 +201,17 @@ func (s *Service) DescribeFleetLocationCapacity(ctx context.Context, in *wire.De
 	out := &wire.DescribeFleetLocationCapacityOutput{}
 	err := s.view(ctx, func(tx store.Tx) error {
 		f, u, err := s.locationUsage(tx, *in.FleetId, *in.Location)
-		if err == nil {
-			fc := capacityOut(f, *in.Location, u)
-			out.FleetCapacity = &fc
+		if err != nil {
+			return err
 		}
-		return err
+		fc := capacityOut(f, *in.Location, u)
+		if f.Container != nil {
+			if fc, err = s.containerCapacity(tx, f, *in.Location); err != nil {
+				return err
+			}
+		}
+		out.FleetCapacity = &fc
+		return nil
 	})
 	return out, err
 }

@@ -348,7 +348,14 @@ func TestReadme(t *testing.T) {
 // game session.
 func waitFreeProcess(t *testing.T, d *devRun, dir string) {
 	t.Helper()
-	exectest.Eventually(t, "a free game server", waitLimit, func() (bool, string) {
+	waitUtilization(t, d, dir, "a free game server", func(processes, sessions int) bool { return processes > sessions })
+}
+
+// waitUtilization polls the dev fleet's utilization until ok holds for its
+// active server processes and game sessions.
+func waitUtilization(t *testing.T, d *devRun, dir, what string, ok func(processes, sessions int) bool) {
+	t.Helper()
+	exectest.Eventually(t, what, waitLimit, func() (bool, string) {
 		out := d.bash(t, dir, "anylift describe-fleet-utilization --fleet-ids $(cat anylift-data/dev-fleet-id)")
 		var u struct {
 			FleetUtilization []struct{ ActiveServerProcessCount, ActiveGameSessionCount int }
@@ -357,7 +364,7 @@ func waitFreeProcess(t *testing.T, d *devRun, dir string) {
 			return false, out
 		}
 		f := u.FleetUtilization[0]
-		return f.ActiveServerProcessCount > f.ActiveGameSessionCount, out
+		return ok(f.ActiveServerProcessCount, f.ActiveGameSessionCount), out
 	})
 }
 
@@ -450,6 +457,10 @@ func join(t *testing.T, addr, playerSessionID string) net.Conn {
 // runBackend runs examples/sessionbackend as examples/README.md says and
 // asks it for two seats: both in one new game session on the fleet.
 func runBackend(t *testing.T, dir string, d *devRun) {
+	// The duel's game session ends once its players have left (the chat
+	// server's passive destroy): until then the backend could seat one
+	// player in it, as it ends, and the next in a new one.
+	waitUtilization(t, d, dir, "the matchmaking test's game session to end", func(_, sessions int) bool { return sessions == 0 })
 	fleet, err := os.ReadFile(filepath.Join(dir, "anylift-data", "dev-fleet-id"))
 	if err != nil {
 		t.Fatal(err)

@@ -17,7 +17,9 @@ const (
 	FleetTerminated = "TERMINATED"
 )
 
-// Fleet is an Anywhere fleet.
+// Fleet is an Anywhere fleet (ComputeType ANYWHERE), whose computes are
+// registered machines, or a container fleet (CONTAINER), whose computes are
+// its game server container groups, run by Anylift on a cluster.
 type Fleet struct {
 	ID                             string
 	ARN                            string
@@ -33,6 +35,10 @@ type Fleet struct {
 	MetricGroups                   []string
 	AnywhereCost                   string
 	Runtime                        RuntimeConfiguration
+	// Capacity is the fleet's wanted size per location (container fleets).
+	Capacity []LocationCapacity `json:",omitempty"`
+	// Container is a container fleet's configuration; nil otherwise.
+	Container *ContainerFleet `json:",omitempty"`
 	// Doc holds attributes stored but not interpreted by Anylift (for
 	// example ServerLaunchPath on EC2-style requests), as JSON.
 	Doc map[string]any
@@ -67,7 +73,9 @@ const (
 	ComputeImpaired    = "IMPAIRED"
 )
 
-// Compute is a machine registered to an Anywhere fleet.
+// Compute is a machine registered to an Anywhere fleet, or a game server
+// container group of a container fleet (InstanceID says which instance of
+// the fleet runs it).
 type Compute struct {
 	FleetID         string
 	Name            string
@@ -78,6 +86,30 @@ type Compute struct {
 	CertificatePath string
 	Status          string
 	CreationTime    time.Time
+	InstanceID      string `json:",omitempty"`
+	// Ports maps a game server container group's container ports to the
+	// connection ports players reach them at.
+	Ports []PortMapping `json:",omitempty"`
+}
+
+// PortMapping is a container port and the connection port it is reached
+// at.
+type PortMapping struct {
+	Container      string
+	ContainerPort  int
+	ConnectionPort int
+	Protocol       string
+}
+
+// ConnectionPort is the port players reach a process listening on port
+// at: its connection port when the compute maps it, port otherwise.
+func (c *Compute) ConnectionPort(port int) int {
+	for _, m := range c.Ports {
+		if m.ContainerPort == port {
+			return m.ConnectionPort
+		}
+	}
+	return port
 }
 
 // AuthToken is a compute auth token. Only its hash is stored; Secret is set

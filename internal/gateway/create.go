@@ -33,6 +33,14 @@ func (g *Gateway) create(ctx context.Context, player string, req *playerwire.Cre
 	if err := g.checkTarget(req.FleetId, req.AliasId); err != nil {
 		return nil, err
 	}
+	if err := g.relaying.Route(ctx, req.FleetId); err != nil {
+		return nil, err
+	}
+	if req.AliasId != "" {
+		if err := g.routeAlias(ctx, req.AliasId); err != nil {
+			return nil, err
+		}
+	}
 	in := createInput(player, req)
 	if err := in.Validate(); err != nil {
 		return nil, fail(http.StatusBadRequest, CodeInvalidRequest, err.Error())

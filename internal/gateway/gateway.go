@@ -8,13 +8,16 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"hash/fnv"
+	"io"
 	"log/slog"
 	"net/http"
 	"sync"
 	"time"
 
+	"github.com/anylift/anylift/internal/cluster"
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/wire"
 )
@@ -95,8 +98,12 @@ type Gateway struct {
 	log    *slog.Logger
 	now    func() time.Time
 	// seatLocks serialise the hold check and the reservation of joins to
-	// one game session on this node.
+	// one game session on this node (with fleet ownership, on the node
+	// owning its fleet: relay.go).
 	seatLocks [64]sync.Mutex
+	// relaying sends requests about other nodes' fleets to them; nil
+	// serves everything here (relay.go).
+	relaying cluster.Relaying[Relayer]
 }
 
 // New returns a gateway over ctl. It fails when the player token
@@ -110,6 +117,9 @@ func New(ctl Control, cfg Config) (*Gateway, error) {
 	return &Gateway{ctl: ctl, cfg: cfg, auth: a, log: cfg.Log, now: cfg.Now,
 		limit: newLimiter(cfg.RatePerSecond, cfg.Burst, cfg.MaxTrackedPlayers, cfg.Now)}, nil
 }
+
+// CreateTimeout is how long a create may wait for its game session.
+func (g *Gateway) CreateTimeout() time.Duration { return g.cfg.CreateTimeout }
 
 // SetPlacer gives the gateway queue placement, for creates on a queue.
 func (g *Gateway) SetPlacer(p Placer) { g.placer = p }
@@ -138,12 +148,14 @@ func (g *Gateway) Handler() http.Handler {
 	return mux
 }
 
-// call is one endpoint's work for an authenticated player.
+// call is one endpoint's work for an authenticated player; r's body is
+// read already (a request may be relayed to another node).
 type call func(ctx context.Context, player string, r *http.Request) (any, error)
 
 // endpoint wraps a call with CORS, the method check, authentication and
 // the per-player rate limit, in that order: nothing reaches the control
-// layer before the token is verified.
+// layer before the token is verified. A call about a fleet another node
+// owns is relayed to it (relay.go).
 func (g *Gateway) endpoint(fn call) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if g.cors(w, r) && r.Method == http.MethodOptions {
@@ -160,13 +172,23 @@ func (g *Gateway) endpoint(fn call) http.Handler {
 			g.writeError(w, err)
 			return
 		}
-		if !g.limit.allow(player) {
+		if counted(r) && !g.limit.allow(player) {
 			g.writeError(w, fail(http.StatusTooManyRequests, CodeRateLimited, "Too many requests; slow down and retry shortly"))
 			return
 		}
+		// The largest body any endpoint takes, and one byte more, which
+		// its decoder refuses as too large.
+		body, err := io.ReadAll(io.LimitReader(r.Body, maxCreateBody+1))
+		if err != nil {
+			g.writeError(w, fail(http.StatusBadRequest, CodeInvalidRequest, "The request body could not be read"))
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
 		out, err := fn(r.Context(), player, r)
 		if err != nil {
-			g.writeError(w, err)
+			if !g.elsewhere(w, r, body, err) {
+				g.writeError(w, err)
+			}
 			return
 		}
 		writeJSON(w, http.StatusOK, out)

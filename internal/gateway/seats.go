@@ -56,6 +56,9 @@ func (g *Gateway) serveJoin(ctx context.Context, player string, r *http.Request)
 	if err != nil {
 		return nil, err
 	}
+	if err := g.routeSession(ctx, req.GameSessionId); err != nil {
+		return nil, err
+	}
 	gs, err := g.joinable(ctx, req.GameSessionId)
 	if err != nil {
 		return nil, err
@@ -141,6 +144,9 @@ func (g *Gateway) serveRejoin(ctx context.Context, player string, r *http.Reques
 	if err != nil {
 		return nil, err
 	}
+	if err := g.routeSession(ctx, req.GameSessionId); err != nil {
+		return nil, err
+	}
 	gs, err := g.joinable(ctx, req.GameSessionId)
 	if err != nil {
 		return nil, err
@@ -187,6 +193,9 @@ func (g *Gateway) serveLeave(ctx context.Context, player string, r *http.Request
 	id := req.GameSessionId
 	if id == "" || len(id) > 1024 {
 		return nil, fail(http.StatusBadRequest, CodeInvalidRequest, "A game session id of 1 to 1024 characters is required")
+	}
+	if err := g.routeSession(ctx, id); err != nil {
+		return nil, err
 	}
 	if _, err := g.session(ctx, id); err != nil {
 		return nil, err

@@ -46,7 +46,7 @@ func (s *Server) serveNode() {
 		return
 	}
 	v := cluster.NewVerifier([]byte(s.cfg.NodeSecret), 0, s.cfg.Now)
-	relays := cluster.Relays{API: s.gate(s.api), Process: s.gate(s.ownedOnly(capUpgrades(s.hub)))}
+	relays := cluster.Relays{API: s.relayedAPI(), Player: s.relayedPlayer(), Process: s.gate(s.ownedOnly(capUpgrades(s.hub)))}
 	s.nodeHTTP = newHTTPServer(cluster.Handler(v, s.procs, relays, s.cfg.Log), cluster.MaxRelayBytes, s.limits, s.cfg.Log)
 	ln := s.nodeLn
 	s.wg.Add(1)
@@ -58,6 +58,19 @@ func (s *Server) serveNode() {
 	}()
 }
 
+// relayedAPI serves the requests to the API listener that other nodes
+// relay here (POSTs all): the control plane, agents' reports, Anylift's
+// own operations and the console's forms, routed as the API listener
+// routes them.
+func (s *Server) relayedAPI() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST "+api.AgentReportPath, s.api.ServeAgentReport)
+	mux.Handle(api.ExtensionPattern, s.gate(http.HandlerFunc(s.api.ServeExtension)))
+	mux.Handle("POST /console/", s.obs.console)
+	mux.Handle("/", s.gate(s.api))
+	return mux
+}
+
 // SetRouter sets what tells which node owns each fleet. API calls and
 // process connections for a fleet that another node owns are then relayed
 // to it over the node channel (docs/several-nodes.md, "Relays"). nil, the
@@ -65,6 +78,12 @@ func (s *Server) serveNode() {
 // relayed and the router is not asked.
 func (s *Server) SetRouter(r cluster.Router) {
 	s.api.SetRouter(r)
+	if s.procs.fwd != nil {
+		s.obs.console.SetRelay(r, s.procs.fwd)
+		if s.gateway != nil {
+			s.gateway.SetRelay(r, s.procs.fwd)
+		}
+	}
 	if r == nil {
 		s.router.Store(nil)
 		return
@@ -173,8 +192,17 @@ func (b *processes) PushLocal(r control.ProcessRef, msg sdkwire.Push) bool {
 	return b.hub.Push(toProcess(r), msg)
 }
 
-// WakePlacer implements cluster.Local.
-func (b *processes) WakePlacer() { b.svc.WakePlacer() }
+// WakePlacer implements cluster.Local: another node wakes this one when
+// a placement or a fleet's lease is now this node's to act on.
+func (b *processes) WakePlacer() {
+	b.svc.WakeOwners()
+	b.svc.WakePlacer()
+}
+
+// RunFleetMatch implements cluster.Local.
+func (b *processes) RunFleetMatch(ctx context.Context, call *control.FleetMatchCall) error {
+	return b.svc.RunFleetMatch(ctx, call)
+}
 
 // DisconnectLocal implements cluster.Local.
 func (b *processes) DisconnectLocal(r control.ProcessRef, reason string) bool {

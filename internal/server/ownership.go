@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/anylift/anylift/internal/cluster"
+	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/owners"
 	"github.com/anylift/anylift/internal/sdkserver"
 	"github.com/anylift/anylift/internal/store/sqldb"
@@ -31,16 +32,29 @@ func (s *Server) startOwnership() error {
 	}
 	m := owners.New(s.svc.NodeID())
 	m.OnLose(func(fleetID string) {
+		s.losing.Add(1)
 		go func() {
+			defer s.losing.Done()
 			if n := s.CloseFleet(fleetID, "the fleet moved to another node"); n > 0 {
 				s.cfg.Log.Info("closed the connections of a fleet now owned by another node", "fleet", fleetID, "connections", n)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), cluster.Timeout)
+			defer cancel()
+			if err := s.svc.FleetMoved(ctx, fleetID); err != nil {
+				s.cfg.Log.Warn("ending the faults of a fleet now owned by another node", "fleet", fleetID, "err", err)
 			}
 		}()
 	})
 	db.SetOwners(m)
 	s.svc.SetOwners(m)
 	s.svc.SetOwnerWake(func(fleetID string) { s.wakeOwner(m, fleetID) })
+	s.svc.SetFleetMatch(func(ctx context.Context, base string, call *control.FleetMatchCall) error {
+		ctx, cancel := context.WithTimeout(ctx, cluster.Timeout)
+		defer cancel()
+		return s.procs.fwd.Match(ctx, base, call)
+	})
 	s.SetRouter(m)
+	s.api.SetPeers(s.peerAddresses)
 	s.owners = m
 	s.ownedMemory(db, m)
 	return nil
@@ -102,3 +116,15 @@ func (s *Server) ownedOnly(next http.Handler) http.Handler {
 
 // Owners is the node's view of fleet ownership, nil when it takes no part.
 func (s *Server) Owners() *owners.Map { return s.owners }
+
+// peerAddresses lists the forwarding addresses of the other live nodes.
+func (s *Server) peerAddresses(ctx context.Context) ([]string, error) {
+	peers, err := s.peers(ctx)
+	var out []string
+	for _, n := range peers {
+		if n.Address != "" {
+			out = append(out, n.Address)
+		}
+	}
+	return out, err
+}

@@ -113,6 +113,9 @@ type Config struct {
 	// Limits bound every listener (limits.go); zero members take defaults.
 	Limits Limits
 
+	// Kube, when set, runs container fleets on a Kubernetes cluster.
+	Kube *KubeConfig
+
 	// AllowFaultInjection serves InjectFault (docs/fault-injection.md):
 	// "anylift dev" sets it; "anylift serve" only with
 	// --allow-fault-injection.
@@ -129,6 +132,9 @@ type Server struct {
 	// part (ownership.go).
 	owners *owners.Map
 	waking sync.Map // node base URL → a wake of its placer is on its way
+	// losing counts what runs for the fleets this node has just lost
+	// (ownership.go); the store stays open until it is done.
+	losing sync.WaitGroup
 	// mem holds the fleets the node owns in memory (live.go).
 	mem    *owned.Memory
 	store  store.Store
@@ -222,6 +228,12 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 	if err != nil {
 		return nil, err
 	}
+	var kc *kubeClient
+	if cfg.Kube != nil {
+		if kc, err = connectKube(cfg.Kube); err != nil {
+			return nil, err
+		}
+	}
 	ln, err := listen(cfg.Listen, "127.0.0.1:9870")
 	if err != nil {
 		return nil, err
@@ -307,6 +319,10 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 		s.closeListeners()
 		return nil, err
 	}
+	if err := s.newGateway(); err != nil {
+		s.closeListeners()
+		return nil, err
+	}
 	s.serveNode()
 	if err := s.checkPeers(ctx); err != nil {
 		s.closeListeners()
@@ -344,6 +360,9 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 		defer s.wg.Done()
 		s.watchPeers(runCtx)
 	}()
+	if kc != nil {
+		s.runKube(runCtx, kc)
+	}
 	cfg.Log.Info("anylift serving", "listen", s.ln.Addr().String(), "tls", s.TLSAddr(), "store", storeName(cfg),
 		"region", s.svc.Config().Account.Region, "player_gateway", s.PlayerAddr())
 	return s, nil
@@ -537,6 +556,7 @@ func (s *Server) close(ctx context.Context) error {
 	}
 	s.cancel()
 	s.wg.Wait()
+	s.losing.Wait() // no fleet is lost once the loops have stopped
 	if err := s.svc.LeaveCluster(ctx); err != nil {
 		s.cfg.Log.Warn("removing this node from the store", "err", err)
 	}

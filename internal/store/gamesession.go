@@ -40,6 +40,9 @@ type GameSessionTx interface {
 	// (ACTIVATING, ACTIVE, TERMINATING), on one compute when computeName is
 	// set, in creation order.
 	LiveGameSessions(fleetID, computeName string) ([]*game.GameSession, error)
+	// BusyComputes returns the names of a fleet's computes that host a
+	// live (ACTIVATING, ACTIVE or TERMINATING) session.
+	BusyComputes(fleetID string) (map[string]bool, error)
 	// UpdateGameSession overwrites the stored session s.ID, properties
 	// included; NotFound when absent. CurrentPlayerSessionCount is not
 	// written here: seat changes go through PlayerSessionTx.

@@ -49,6 +49,7 @@ type Tx interface {
 	QueueMetricsTx
 	NodeTx
 	MatchmakerTx
+	ContainerGroupTx
 }
 
 // Page asks for one page of a list: at most Limit items after the opaque

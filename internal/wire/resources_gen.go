@@ -5,11 +5,19 @@ package wire
 // A ResourceNamer is an operation's input that names the resources the
 // operation acts on, as (type, id or name or ARN) pairs: type is
 // "fleet", "alias", "gamesession", "gamesessionqueue",
-// "matchmakingconfiguration", "matchmakingruleset", "location" or
+// "matchmakingconfiguration", "matchmakingruleset", "location",
+// "containergroupdefinition" or
 // "arn" (a resource ARN of any type). Inputs of operations that name none
 // do not implement it.
 type ResourceNamer interface {
 	Resources(add func(typ, id string))
+}
+
+// Resources names the resources CreateContainerGroupDefinition acts on.
+func (v *CreateContainerGroupDefinitionInput) Resources(add func(typ, id string)) {
+	if v.Name != nil {
+		add("containergroupdefinition", *v.Name)
+	}
 }
 
 // Resources names the resources CreateFleetLocations acts on.
@@ -89,6 +97,13 @@ func (v *DeleteAliasInput) Resources(add func(typ, id string)) {
 func (v *DeleteContainerFleetInput) Resources(add func(typ, id string)) {
 	if v.FleetId != nil {
 		add("fleet", *v.FleetId)
+	}
+}
+
+// Resources names the resources DeleteContainerGroupDefinition acts on.
+func (v *DeleteContainerGroupDefinitionInput) Resources(add func(typ, id string)) {
+	if v.Name != nil {
+		add("containergroupdefinition", *v.Name)
 	}
 }
 
@@ -173,6 +188,13 @@ func (v *DescribeComputeInput) Resources(add func(typ, id string)) {
 func (v *DescribeContainerFleetInput) Resources(add func(typ, id string)) {
 	if v.FleetId != nil {
 		add("fleet", *v.FleetId)
+	}
+}
+
+// Resources names the resources DescribeContainerGroupDefinition acts on.
+func (v *DescribeContainerGroupDefinitionInput) Resources(add func(typ, id string)) {
+	if v.Name != nil {
+		add("containergroupdefinition", *v.Name)
 	}
 }
 
@@ -370,6 +392,13 @@ func (v *ListComputeInput) Resources(add func(typ, id string)) {
 	}
 }
 
+// Resources names the resources ListContainerGroupDefinitionVersions acts on.
+func (v *ListContainerGroupDefinitionVersionsInput) Resources(add func(typ, id string)) {
+	if v.Name != nil {
+		add("containergroupdefinition", *v.Name)
+	}
+}
+
 // Resources names the resources ListFleetDeployments acts on.
 func (v *ListFleetDeploymentsInput) Resources(add func(typ, id string)) {
 	if v.FleetId != nil {
@@ -485,6 +514,13 @@ func (v *UpdateAliasInput) Resources(add func(typ, id string)) {
 func (v *UpdateContainerFleetInput) Resources(add func(typ, id string)) {
 	if v.FleetId != nil {
 		add("fleet", *v.FleetId)
+	}
+}
+
+// Resources names the resources UpdateContainerGroupDefinition acts on.
+func (v *UpdateContainerGroupDefinitionInput) Resources(add func(typ, id string)) {
+	if v.Name != nil {
+		add("containergroupdefinition", *v.Name)
 	}
 }
 

@@ -493,7 +493,7 @@ func (v *CreateContainerGroupDefinitionInput) validate(p string, e *ValidationEr
 		e.required(p + "totalVcpuLimit")
 	}
 	if v.TotalVcpuLimit != nil {
-		e.num(p+"totalVcpuLimit", float64(*v.TotalVcpuLimit), true, 0, true, 10)
+		e.num(p+"totalVcpuLimit", float64(*v.TotalVcpuLimit), true, 0.125, true, 10)
 	}
 	if v.GameServerContainerDefinition != nil {
 		v.GameServerContainerDefinition.validate(p+"gameServerContainerDefinition"+".", e)
@@ -3403,7 +3403,7 @@ func (v *SupportContainerDefinitionInput) validate(p string, e *ValidationError)
 		v.PortConfiguration.validate(p+"portConfiguration"+".", e)
 	}
 	if v.Vcpu != nil {
-		e.num(p+"vcpu", float64(*v.Vcpu), true, 0, true, 10)
+		e.num(p+"vcpu", float64(*v.Vcpu), true, 0.125, true, 10)
 	}
 }
 
@@ -3692,7 +3692,7 @@ func (v *UpdateContainerGroupDefinitionInput) validate(p string, e *ValidationEr
 		e.num(p+"totalMemoryLimitMebibytes", float64(*v.TotalMemoryLimitMebibytes), true, 4, true, 1024000)
 	}
 	if v.TotalVcpuLimit != nil {
-		e.num(p+"totalVcpuLimit", float64(*v.TotalVcpuLimit), true, 0, true, 10)
+		e.num(p+"totalVcpuLimit", float64(*v.TotalVcpuLimit), true, 0.125, true, 10)
 	}
 	if v.VersionDescription != nil {
 		e.str(p+"versionDescription", *v.VersionDescription, 1, 1024, nil, nil, false)

@@ -527,6 +527,53 @@ def matchmaking_rule_sets(gl, c):
         gl, "NotFoundException", gl.describe_matchmaking_rule_sets, Names=["e2e-duel"]))
 
 
+E2E_GAME_CONTAINER = {
+    "ContainerName": "game", "ImageUri": "registry.example/e2e-game:1", "ServerSdkVersion": "5.2.0",
+    "PortConfiguration": {"ContainerPortRanges": [{"FromPort": 7777, "ToPort": 7777, "Protocol": "UDP"}]},
+}
+
+
+def container_group_definitions(gl, c):
+    base = dict(OperatingSystem="AMAZON_LINUX_2023", TotalMemoryLimitMebibytes=512, TotalVcpuLimit=0.5)
+    c.run("CreateContainerGroupDefinition is READY at version 1", lambda: expect(
+        gl.create_container_group_definition(Name="e2e-group", GameServerContainerDefinition=E2E_GAME_CONTAINER, **base)
+        ["ContainerGroupDefinition"]["ContainerGroupDefinitionArn"].endswith(":containergroupdefinition/e2e-group:1"), "arn"))
+    c.run("CreateContainerGroupDefinition of a taken name -> ConflictException", lambda: raises(
+        gl, "ConflictException", gl.create_container_group_definition, Name="e2e-group",
+        GameServerContainerDefinition=E2E_GAME_CONTAINER, **base))
+    c.run("CreateContainerGroupDefinition of PER_INSTANCE with a game server -> InvalidRequestException", lambda: raises(
+        gl, "InvalidRequestException", gl.create_container_group_definition, Name="e2e-daemons", ContainerGroupType="PER_INSTANCE",
+        GameServerContainerDefinition=E2E_GAME_CONTAINER, **base))
+    c.run("UpdateContainerGroupDefinition makes version 2", lambda: expect(gl.update_container_group_definition(
+        Name="e2e-group", TotalMemoryLimitMebibytes=1024)["ContainerGroupDefinition"]["VersionNumber"] == 2, "version"))
+    c.run("DescribeContainerGroupDefinition of version 1", lambda: expect(gl.describe_container_group_definition(
+        Name="e2e-group", VersionNumber=1)["ContainerGroupDefinition"]["TotalMemoryLimitMebibytes"] == 512, "version 1"))
+    c.run("ListContainerGroupDefinitionVersions paginator, newest first", lambda: expect([
+        d["VersionNumber"] for page in gl.get_paginator("list_container_group_definition_versions").paginate(Name="e2e-group")
+        for d in page["ContainerGroupDefinitions"]] == [2, 1], "versions"))
+    state = {}
+
+    def create_fleet():
+        f = gl.create_container_fleet(FleetRoleArn="arn:aws:iam::123456789012:role/e2e",
+                                      GameServerContainerGroupDefinitionName="e2e-group")["ContainerFleet"]
+        state["fleet"] = f["FleetId"]
+        expect(f["Status"] == "ACTIVE" and f["GameServerContainerGroupDefinitionArn"].endswith("/e2e-group:2"), "fleet %s" % f)
+    c.run("CreateContainerFleet runs the latest version", create_fleet)
+    c.run("DeleteContainerGroupDefinition of a version a fleet runs -> InvalidRequestException", lambda: raises(
+        gl, "InvalidRequestException", gl.delete_container_group_definition, Name="e2e-group", VersionNumber=2))
+    c.run("UpdateFleetCapacity of a container fleet", lambda: gl.update_fleet_capacity(
+        FleetId=state["fleet"], DesiredInstances=2, MaxSize=4))
+    c.run("DescribeFleetCapacity of a container fleet", lambda: expect(gl.describe_fleet_capacity(
+        FleetIds=[state["fleet"]])["FleetCapacity"][0]["InstanceCounts"]["DESIRED"] == 2, "desired"))
+    c.run("ListContainerFleets paginator by definition", lambda: expect([
+        f["FleetId"] for page in gl.get_paginator("list_container_fleets").paginate(ContainerGroupDefinitionName="e2e-group")
+        for f in page["ContainerFleets"]] == [state["fleet"]], "listed"))
+    c.run("DeleteContainerFleet", lambda: gl.delete_container_fleet(FleetId=state["fleet"]))
+    c.run("DeleteContainerGroupDefinition", lambda: gl.delete_container_group_definition(Name="e2e-group"))
+    c.run("DescribeContainerGroupDefinition of a deleted definition -> NotFoundException", lambda: raises(
+        gl, "NotFoundException", gl.describe_container_group_definition, Name="e2e-group"))
+
+
 def matchmaking(gl, c):
     """A STANDALONE configuration matches two players; the server's own
     matchmaker loop does the matching."""
@@ -575,6 +622,7 @@ def main_phase(gl, endpoint, c, state):
     tls_same_port(endpoint, c)
     errors(gl, c)
     matchmaking_rule_sets(gl, c)
+    container_group_definitions(gl, c)
     matchmaking(gl, c)
     if state.get("location_arn"):
         tags(gl, c, state)

@@ -242,6 +242,12 @@ cli "list-locations" "custom-e2e" -- list-locations --filters CUSTOM
 cli "list-tags-for-resource" "team" -- list-tags-for-resource \
   --resource-arn "arn:aws:gamelift:us-west-2:000000000000:location/custom-e2e"
 cli_error "delete-location (missing)" NotFoundException -- delete-location --location-name custom-missing
+cli "create-container-group-definition" "READY" -- create-container-group-definition --name e2e-cli-group \
+  --operating-system AMAZON_LINUX_2023 --total-memory-limit-mebibytes 512 --total-vcpu-limit 0.25 \
+  --game-server-container-definition 'ContainerName=game,ImageUri=registry.example/game:1,ServerSdkVersion=5.2.0,PortConfiguration={ContainerPortRanges=[{FromPort=7777,ToPort=7777,Protocol=UDP}]}'
+cli "list-container-group-definitions" "e2e-cli-group" -- list-container-group-definitions
+cli "delete-container-group-definition" "" -- delete-container-group-definition --name e2e-cli-group
+cli_error "describe-container-group-definition (deleted)" NotFoundException -- describe-container-group-definition --name e2e-cli-group
 cli_error "create-location (duplicate)" ConflictException -- create-location --location-name custom-e2e
 cli_error "create-location (bad name)" InvalidRequestException -- create-location --location-name not-custom-name
 out=$(AWS_SECRET_ACCESS_KEY=wrong aws --endpoint-url "$endpoint" gamelift list-locations 2>&1) && rc=0 || rc=$?

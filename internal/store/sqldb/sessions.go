@@ -220,6 +220,24 @@ func (t *Tx) LiveGameSessions(fleetID, computeName string) ([]*game.GameSession,
 	return list, err
 }
 
+func (t *Tx) BusyComputes(fleetID string) (map[string]bool, error) {
+	rows, err := t.query(`SELECT DISTINCT compute FROM game_sessions
+		WHERE fleet_id = ? AND status IN ('ACTIVATING', 'ACTIVE', 'TERMINATING') AND compute <> ''`, fleetID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, err
+		}
+		out[name] = true
+	}
+	return out, rows.Err()
+}
+
 func (t *Tx) CountCreatorSessions(fleetID, creatorID string, since time.Time) (int, error) {
 	var n int
 	err := t.queryRow(`SELECT COUNT(*) FROM game_sessions WHERE fleet_id = ? AND creator_id = ? AND created >= ?`,

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"reflect"
 	"testing"
 	"time"
 
@@ -12,7 +13,8 @@ func testCompute(fleetID, name, location string, created time.Time) *game.Comput
 	return &game.Compute{
 		FleetID: fleetID, Name: name, ARN: "arn:compute/" + name, Location: location,
 		IPAddress: "10.0.0.1", DNSName: "host.example", CertificatePath: "/cert.pem",
-		Status: game.ComputeActive, CreationTime: created,
+		Status: game.ComputeActive, CreationTime: created, InstanceID: "instance-1",
+		Ports: []game.PortMapping{{Container: "game", ContainerPort: 7777, ConnectionPort: 4192, Protocol: "UDP"}},
 	}
 }
 
@@ -44,7 +46,7 @@ func TestComputes(t *testing.T) {
 				return err
 			}
 			want := testCompute("fleet-1", "a", "custom-a", now)
-			if *c != *want {
+			if !reflect.DeepEqual(c, want) {
 				t.Errorf("GetCompute = %+v, want %+v", c, want)
 			}
 			if _, err := tx.GetCompute("fleet-3", "a"); !game.IsKind(err, game.NotFound) {

@@ -23,6 +23,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode"
 )
@@ -393,6 +394,15 @@ func num(f *float64) string {
 	return fmt.Sprintf("%d", int64(*f))
 }
 
+// bound is a numeric shape's min or max as a Go constant, fractions kept
+// (a vCPU count's minimum is 0.125).
+func bound(f *float64) string {
+	if f == nil {
+		return "-1"
+	}
+	return strconv.FormatFloat(*f, 'f', -1, 64)
+}
+
 // check emits statements validating expr (a pointer for scalars when ptr).
 func (g *generator) check(shapeName, expr, path string, ptr bool) string {
 	s := g.m.Shapes[shapeName]
@@ -420,7 +430,7 @@ func (g *generator) check(shapeName, expr, path string, ptr bool) string {
 			return ""
 		}
 		minOK, maxOK := s.Min != nil, s.Max != nil
-		fmt.Fprintf(&b, "\t\te.num(%s, float64(%s), %t, %s, %t, %s)\n", path, deref, minOK, num(s.Min), maxOK, num(s.Max))
+		fmt.Fprintf(&b, "\t\te.num(%s, float64(%s), %t, %s, %t, %s)\n", path, deref, minOK, bound(s.Min), maxOK, bound(s.Max))
 	case "structure":
 		fmt.Fprintf(&b, "\t\t%s.validate(%s+\".\", e)\n", expr, path)
 	case "list":

@@ -16,16 +16,17 @@ import (
 
 // resourceShapes maps a member's shape to the type of resource it names.
 var resourceShapes = map[string]string{
-	"FleetIdOrArn":                   "fleet",
-	"FleetId":                        "fleet",
-	"AliasIdOrArn":                   "alias",
-	"GameSessionQueueNameOrArn":      "gamesessionqueue",
-	"GameSessionQueueName":           "gamesessionqueue",
-	"MatchmakingConfigurationName":   "matchmakingconfiguration",
-	"MatchmakingRuleSetName":         "matchmakingruleset",
-	"CustomInputLocationStringModel": "location",
-	"CustomLocationNameOrArnModel":   "location",
-	"AmazonResourceName":             "arn",
+	"FleetIdOrArn":                      "fleet",
+	"FleetId":                           "fleet",
+	"AliasIdOrArn":                      "alias",
+	"GameSessionQueueNameOrArn":         "gamesessionqueue",
+	"GameSessionQueueName":              "gamesessionqueue",
+	"MatchmakingConfigurationName":      "matchmakingconfiguration",
+	"MatchmakingRuleSetName":            "matchmakingruleset",
+	"CustomInputLocationStringModel":    "location",
+	"CustomLocationNameOrArnModel":      "location",
+	"AmazonResourceName":                "arn",
+	"ContainerGroupDefinitionNameOrArn": "containergroupdefinition",
 }
 
 // resourceMembers names members whose shape does not say: by member name
@@ -38,6 +39,11 @@ var resourceMembers = map[string]string{
 	"CreateMatchmakingConfiguration.Name": "matchmakingconfiguration",
 	"CreateMatchmakingRuleSet.Name":       "matchmakingruleset",
 	"CreateGameSession.GameSessionId":     "", // the deprecated id a new session takes
+	// A container fleet's definitions are what it runs, and filters.
+	"*.GameServerContainerGroupDefinitionName":  "",
+	"*.PerInstanceContainerGroupDefinitionName": "",
+	"*.ContainerGroupDefinitionName":            "",
+	"CreateContainerGroupDefinition.Name":       "containergroupdefinition",
 }
 
 // resourceType is the type of resource member mn of op's input names, or
@@ -64,7 +70,8 @@ func (g *generator) resources() []byte {
 	b.WriteString("// A ResourceNamer is an operation's input that names the resources the\n" +
 		"// operation acts on, as (type, id or name or ARN) pairs: type is\n" +
 		"// \"fleet\", \"alias\", \"gamesession\", \"gamesessionqueue\",\n" +
-		"// \"matchmakingconfiguration\", \"matchmakingruleset\", \"location\" or\n" +
+		"// \"matchmakingconfiguration\", \"matchmakingruleset\", \"location\",\n" +
+		"// \"containergroupdefinition\" or\n" +
 		"// \"arn\" (a resource ARN of any type). Inputs of operations that name none\n" +
 		"// do not implement it.\n" +
 		"type ResourceNamer interface {\n\tResources(add func(typ, id string))\n}\n\n")

@@ -1,0 +1,508 @@
+// Package kube runs container fleets on a Kubernetes cluster: a controller
+// that turns each ACTIVE container fleet's wanted capacity into pods, one
+// per game server container group, and keeps Anylift's record of them (the
+// fleet's computes) in step with the pods' lives.
+//
+// For a fleet it keeps, in its namespace:
+//   - a ConfigMap named after the fleet, owner of everything below, so that
+//     deleting it (or the controller deleting it with the fleet) takes them
+//     with it;
+//   - per game server container group, a Secret holding the auth token its
+//     game server connects with, and a pod: the group's containers, each
+//     container port published on its connection port (hostPort), the game
+//     server container given the GAMELIFT_SDK_* variables the server SDKs
+//     read in InitSDK().
+//
+// Pods are labelled with their fleet, definition and version, instance and
+// group slot. The controller reconciles every fleet on a short interval
+// and whenever a pod of a fleet changes; it creates the missing groups,
+// removes surplus ones that host no game session (never one that does),
+// replaces idle groups of an older definition version, replaces pods that
+// failed (recording GAME_SERVER_CONTAINER_GROUP_CRASHED), and deregisters
+// groups whose pod is gone.
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	coordinationv1client "k8s.io/client-go/kubernetes/typed/coordination/v1"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/anylift/anylift/internal/control"
+	"github.com/anylift/anylift/internal/game"
+)
+
+// Labels of the objects the controller makes.
+const (
+	LabelFleet        = "anylift/fleet"
+	LabelGroup        = "anylift/container-group"
+	LabelGroupVersion = "anylift/container-group-version"
+	LabelInstance     = "anylift/instance"
+	LabelSlot         = "anylift/slot"
+)
+
+// tokenKey is the key of the auth token in a group's Secret.
+const tokenKey = "auth-token"
+
+// Client is what the controller asks of the API server: the core group
+// (pods, Secrets, ConfigMaps) and the coordination group (the Lease). A
+// *kubernetes.Clientset is one; so is NewClient's, which links in no
+// other group.
+type Client interface {
+	CoreV1() corev1client.CoreV1Interface
+	CoordinationV1() coordinationv1client.CoordinationV1Interface
+}
+
+// NewClient returns a Client for the API server of rc.
+func NewClient(rc *rest.Config) (Client, error) {
+	core, err := corev1client.NewForConfig(rc)
+	if err != nil {
+		return nil, err
+	}
+	coord, err := coordinationv1client.NewForConfig(rc)
+	if err != nil {
+		return nil, err
+	}
+	return clients{core, coord}, nil
+}
+
+type clients struct {
+	core  corev1client.CoreV1Interface
+	coord coordinationv1client.CoordinationV1Interface
+}
+
+func (c clients) CoreV1() corev1client.CoreV1Interface                         { return c.core }
+func (c clients) CoordinationV1() coordinationv1client.CoordinationV1Interface { return c.coord }
+
+// Config configures a Controller.
+type Config struct {
+	Client    Client
+	Namespace string
+	Service   *control.Service
+	// SDKEndpoint is the WebSocket URL game servers in the pods reach
+	// Anylift's process endpoint at (GAMELIFT_SDK_WEBSOCKET_URL).
+	SDKEndpoint string
+	// Interval is how often every fleet is reconciled even when no pod
+	// changed (2 s when zero): what picks up capacity changes.
+	Interval time.Duration
+	// Workers bounds the API calls in flight for one reconciliation (16
+	// when zero).
+	Workers int
+	Log     *slog.Logger
+}
+
+// Controller runs container fleets as pods.
+type Controller struct {
+	cfg     Config
+	pods    corelisters.PodNamespaceLister
+	configs corelisters.ConfigMapNamespaceLister
+	kick    chan struct{}
+
+	mu sync.Mutex
+	// expected holds pods created or deleted whose change the informer
+	// has not shown yet, so that a reconciliation does not count them
+	// wrong.
+	expected map[string]expectation
+	// running remembers the address each pod was reported running at.
+	running map[string]string
+}
+
+// expectation is a pod created (with its place) or deleted, not yet seen
+// so by the informer.
+type expectation struct {
+	created        bool
+	fleet          string
+	instance, slot int
+}
+
+// New returns a controller; Run starts it.
+func New(cfg Config) *Controller {
+	if cfg.Interval == 0 {
+		cfg.Interval = 2 * time.Second
+	}
+	if cfg.Workers == 0 {
+		cfg.Workers = 16
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	return &Controller{cfg: cfg, kick: make(chan struct{}, 1), expected: map[string]expectation{}, running: map[string]string{}}
+}
+
+// Run watches the namespace's pods and config maps of fleets and
+// reconciles until ctx ends.
+func (c *Controller) Run(ctx context.Context) error {
+	rc := c.cfg.Client.CoreV1().RESTClient()
+	fleetsOnly := func(o *metav1.ListOptions) { o.LabelSelector = LabelFleet }
+	podInf := cache.NewSharedIndexInformer(cache.NewFilteredListWatchFromClient(rc, "pods", c.cfg.Namespace, fleetsOnly),
+		&corev1.Pod{}, 0, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	cmInf := cache.NewSharedIndexInformer(cache.NewFilteredListWatchFromClient(rc, "configmaps", c.cfg.Namespace, fleetsOnly),
+		&corev1.ConfigMap{}, 0, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	handler := cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { c.seen(obj, true) },
+		UpdateFunc: func(_, obj any) { c.seen(obj, true) },
+		DeleteFunc: func(obj any) { c.seen(obj, false) },
+	}
+	if _, err := podInf.AddEventHandler(handler); err != nil {
+		return err
+	}
+	c.pods = corelisters.NewPodLister(podInf.GetIndexer()).Pods(c.cfg.Namespace)
+	c.configs = corelisters.NewConfigMapLister(cmInf.GetIndexer()).ConfigMaps(c.cfg.Namespace)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for _, inf := range []cache.SharedIndexInformer{podInf, cmInf} {
+		wg.Add(1)
+		go func() { defer wg.Done(); inf.RunWithContext(ctx) }()
+	}
+	if !cache.WaitForCacheSync(ctx.Done(), podInf.HasSynced, cmInf.HasSynced) {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return fmt.Errorf("kube: the caches of pods and config maps did not sync")
+	}
+	c.cfg.Log.Info("container fleet controller running", "namespace", c.cfg.Namespace)
+	tick := time.NewTicker(c.cfg.Interval)
+	defer tick.Stop()
+	for {
+		if err := c.reconcile(ctx); err != nil && ctx.Err() == nil {
+			c.cfg.Log.Warn("reconciling container fleets", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		case <-c.kick:
+		}
+	}
+}
+
+// seen notes a pod the informer reports (present or deleted) and asks
+// for a reconciliation.
+func (c *Controller) seen(obj any, present bool) {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
+	}
+	if p, ok := obj.(*corev1.Pod); ok {
+		c.mu.Lock()
+		if want, ok := c.expected[p.Name]; ok && want.created == present {
+			delete(c.expected, p.Name)
+		}
+		if !present {
+			delete(c.running, p.Name)
+		}
+		c.mu.Unlock()
+	}
+	select {
+	case c.kick <- struct{}{}:
+	default:
+	}
+}
+
+// reconcile brings every fleet's pods in line with what Anylift says it
+// runs, and removes what fleets that are gone left.
+func (c *Controller) reconcile(ctx context.Context) error {
+	runs, err := c.cfg.Service.ContainerFleetRuns(ctx)
+	if err != nil {
+		return err
+	}
+	live := map[string]bool{}
+	var errs []error
+	for _, r := range runs {
+		live[r.Fleet.ID] = true
+		if err := c.reconcileFleet(ctx, r); err != nil {
+			errs = append(errs, fmt.Errorf("fleet %s: %w", r.Fleet.ID, err))
+		}
+	}
+	owners, err := c.configs.List(labels.Everything())
+	if err != nil {
+		return err
+	}
+	for _, cm := range owners {
+		if id := cm.Labels[LabelFleet]; !live[id] {
+			if err := c.teardown(ctx, id, cm); err != nil {
+				errs = append(errs, fmt.Errorf("fleet %s: %w", id, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// group is one pod of a fleet as the reconciliation sees it.
+type group struct {
+	pod            *corev1.Pod
+	instance, slot int
+	outdated       bool
+}
+
+// reconcileFleet brings one fleet's pods in line.
+func (c *Controller) reconcileFleet(ctx context.Context, r *control.ContainerFleetRun) error {
+	f := r.Fleet
+	owner, err := c.owner(ctx, f)
+	if err != nil {
+		return err
+	}
+	pods, err := c.pods.List(labels.SelectorFromSet(labels.Set{LabelFleet: f.ID}))
+	if err != nil {
+		return err
+	}
+	version := strconv.Itoa(r.GameServer.Version)
+	var live []group
+	podNames := map[string]bool{}
+	c.mu.Lock()
+	pending := map[string]expectation{}
+	for name, e := range c.expected {
+		if e.fleet == f.ID {
+			pending[name] = e
+		}
+	}
+	c.mu.Unlock()
+	var errs []error
+	for _, p := range pods {
+		podNames[p.Name] = true
+		if e, ok := pending[p.Name]; (ok && !e.created) || p.DeletionTimestamp != nil {
+			continue // being deleted
+		}
+		if p.Status.Phase == corev1.PodFailed || p.Status.Phase == corev1.PodSucceeded {
+			errs = append(errs, c.crashed(ctx, f.ID, p))
+			continue
+		}
+		if r.Computes[p.Name] == nil {
+			// A pod Anylift does not know (removed as idle while its
+			// deletion failed, or a store that was reset): its game
+			// server cannot connect.
+			errs = append(errs, c.removePod(ctx, p.Name))
+			continue
+		}
+		g := group{pod: p, outdated: p.Labels[LabelGroupVersion] != version || p.Labels[LabelGroup] != r.GameServer.Name}
+		g.instance, _ = strconv.Atoi(p.Labels[LabelInstance])
+		g.slot, _ = strconv.Atoi(p.Labels[LabelSlot])
+		live = append(live, g)
+		if err := c.reportRunning(ctx, f.ID, p); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	// Groups created and not seen yet count as live, in their places.
+	taken := map[[2]int]bool{}
+	pendingCount := 0
+	for name, e := range pending {
+		if e.created && !podNames[name] {
+			pendingCount++
+			taken[[2]int{e.instance, e.slot}] = true
+		}
+	}
+	// Computes whose pod is gone: deregistered (their sessions end), their
+	// Secret deleted.
+	for name := range r.Computes {
+		if _, ok := pending[name]; !podNames[name] && !ok {
+			errs = append(errs, c.cfg.Service.RemoveContainerCompute(ctx, f.ID, name), c.deleteSecret(ctx, name))
+		}
+	}
+
+	want := 0
+	for _, cp := range f.Capacity {
+		want += cp.Desired
+	}
+	perInstance := max(f.Container.GroupsPerInstance, 1)
+	want *= perInstance
+	have := len(live) + pendingCount
+
+	// Surplus first: idle groups go, the highest instance first, outdated
+	// ones before current ones; busy ones stay.
+	sort.Slice(live, func(i, j int) bool {
+		if live[i].outdated != live[j].outdated {
+			return live[i].outdated
+		}
+		if live[i].instance != live[j].instance {
+			return live[i].instance > live[j].instance
+		}
+		return live[i].slot > live[j].slot
+	})
+	var keep, doomed []group
+	for _, g := range live {
+		if (have > want || g.outdated) && !r.Busy[g.pod.Name] {
+			doomed = append(doomed, g)
+			have--
+			continue
+		}
+		keep = append(keep, g)
+	}
+	removed := make([]bool, len(doomed))
+	errs = append(errs, c.parallel(len(doomed), func(i int) error {
+		name := doomed[i].pod.Name
+		ok, err := c.cfg.Service.RemoveIdleContainerCompute(ctx, f.ID, name)
+		if err != nil || !ok {
+			return err // busy since: it stays
+		}
+		removed[i] = true
+		return c.removePod(ctx, name)
+	})...)
+	for i, g := range doomed {
+		if !removed[i] {
+			keep = append(keep, g)
+			have++
+		}
+	}
+
+	// Then the missing groups, in the free (instance, slot) places from
+	// the lowest.
+	for _, g := range keep {
+		taken[[2]int{g.instance, g.slot}] = true
+	}
+	var places [][2]int
+	for i := 0; len(places) < want-have; i++ {
+		for s := 0; s < perInstance && len(places) < want-have; s++ {
+			if !taken[[2]int{i, s}] {
+				places = append(places, [2]int{i, s})
+			}
+		}
+	}
+	errs = append(errs, c.parallel(len(places), func(i int) error {
+		return c.createGroup(ctx, r, owner, places[i][0], places[i][1])
+	})...)
+	return errors.Join(errs...)
+}
+
+// parallel runs fn(0..n-1) on at most Workers goroutines and returns the
+// errors.
+func (c *Controller) parallel(n int, fn func(int) error) []error {
+	errs := make([]error, n)
+	sem := make(chan struct{}, c.cfg.Workers)
+	var wg sync.WaitGroup
+	for i := range n {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			errs[i] = fn(i)
+		}()
+	}
+	wg.Wait()
+	return errs
+}
+
+// reportRunning tells Anylift a pod runs, at its node's address (where
+// its host ports are), once per address.
+func (c *Controller) reportRunning(ctx context.Context, fleetID string, p *corev1.Pod) error {
+	ip := p.Status.HostIP
+	if p.Status.Phase != corev1.PodRunning || ip == "" {
+		return nil
+	}
+	c.mu.Lock()
+	done := c.running[p.Name] == ip
+	c.mu.Unlock()
+	if done {
+		return nil
+	}
+	if err := c.cfg.Service.ContainerComputeRunning(ctx, fleetID, p.Name, ip); err != nil {
+		if game.IsKind(err, game.NotFound) {
+			return nil // removed meanwhile
+		}
+		return err
+	}
+	c.mu.Lock()
+	c.running[p.Name] = ip
+	c.mu.Unlock()
+	return nil
+}
+
+// crashed handles a pod that stopped of itself: the event, the compute,
+// the pod (a replacement follows as a missing group).
+func (c *Controller) crashed(ctx context.Context, fleetID string, p *corev1.Pod) error {
+	reason := string(p.Status.Phase)
+	if p.Status.Reason != "" {
+		reason += " (" + p.Status.Reason + ")"
+	}
+	if err := c.cfg.Service.ContainerGroupCrashed(ctx, fleetID, p.Name, "pod "+p.Name+" "+reason); err != nil {
+		return err
+	}
+	return c.removePod(ctx, p.Name)
+}
+
+// removePod deletes a group's pod and its Secret.
+func (c *Controller) removePod(ctx context.Context, name string) error {
+	c.mu.Lock()
+	c.expected[name] = expectation{}
+	c.mu.Unlock()
+	err := c.cfg.Client.CoreV1().Pods(c.cfg.Namespace).Delete(ctx, name, metav1.DeleteOptions{})
+	if apierrors.IsNotFound(err) {
+		c.mu.Lock()
+		delete(c.expected, name) // no deletion to see
+		c.mu.Unlock()
+		err = nil
+	}
+	return errors.Join(err, c.deleteSecret(ctx, name))
+}
+
+// deleteSecret deletes a group's Secret.
+func (c *Controller) deleteSecret(ctx context.Context, name string) error {
+	err := c.cfg.Client.CoreV1().Secrets(c.cfg.Namespace).Delete(ctx, name, metav1.DeleteOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// owner returns the fleet's ConfigMap, making it the first time.
+func (c *Controller) owner(ctx context.Context, f *game.Fleet) (*corev1.ConfigMap, error) {
+	if cm, err := c.configs.Get(f.ID); err == nil {
+		return cm, nil
+	}
+	cm := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: f.ID, Labels: map[string]string{LabelFleet: f.ID}},
+		Data:       map[string]string{"fleetArn": f.ARN},
+	}
+	got, err := c.cfg.Client.CoreV1().ConfigMaps(c.cfg.Namespace).Create(ctx, cm, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		return c.cfg.Client.CoreV1().ConfigMaps(c.cfg.Namespace).Get(ctx, f.ID, metav1.GetOptions{})
+	}
+	return got, err
+}
+
+// teardown removes what a fleet that no longer runs left: its pods, their
+// Secrets and its ConfigMap. (A cluster's garbage collector would remove
+// the first two with the last; the controller does not count on one.)
+func (c *Controller) teardown(ctx context.Context, fleetID string, cm *corev1.ConfigMap) error {
+	pods, err := c.pods.List(labels.SelectorFromSet(labels.Set{LabelFleet: fleetID}))
+	if err != nil {
+		return err
+	}
+	errs := c.parallel(len(pods), func(i int) error {
+		p := pods[i]
+		if err := c.cfg.Service.RemoveContainerCompute(ctx, fleetID, p.Name); err != nil {
+			return err
+		}
+		return c.removePod(ctx, p.Name)
+	})
+	if len(pods) > 0 {
+		return errors.Join(errs...)
+	}
+	secrets, err := c.cfg.Client.CoreV1().Secrets(c.cfg.Namespace).List(ctx, metav1.ListOptions{LabelSelector: LabelFleet + "=" + fleetID})
+	if err != nil {
+		return err
+	}
+	for _, s := range secrets.Items {
+		errs = append(errs, c.deleteSecret(ctx, s.Name))
+	}
+	err = c.cfg.Client.CoreV1().ConfigMaps(c.cfg.Namespace).Delete(ctx, cm.Name, metav1.DeleteOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,329 @@
+package kube_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
+
+	"github.com/anylift/anylift/internal/exectest"
+	"github.com/anylift/anylift/internal/kube"
+)
+
+// kubelet plays the scheduler and the kubelets of a cluster for the
+// controller's pods, on this machine: no container runtime runs here, so
+// a pod's game server container is the chat example run as a process.
+//
+//   - A new pod is bound to the node of its instance (node-<n>, at
+//     127.0.0.<10+n>).
+//   - A bound pod gets an address of its own (127.0.1.<k>); its game
+//     server container's program starts with the container's environment,
+//     resolved as a kubelet resolves it (Secret references read from the
+//     API server), listening on the pod's address and container port. Each
+//     host port is forwarded from the node's address to the pod's, as the
+//     port mapping of a cluster's network does. The pod is reported Running.
+//   - A program that exits is started again (restartPolicy Always), with
+//     the container's restart count raised.
+//   - A pod being deleted has its program stopped (SIGTERM, as a kubelet
+//     sends it) and its forwarders closed, and is then removed.
+type kubelet struct {
+	t   *testing.T
+	cs  kubernetes.Interface
+	ns  string
+	bin string
+
+	mu     sync.Mutex
+	pods   map[string]*fakePod
+	nextIP int
+	closed bool
+}
+
+type fakePod struct {
+	name, podIP, hostIP string
+	env                 []string
+	port                int
+	out                 *exectest.SyncBuffer
+	cmd                 *exec.Cmd
+	exitedCh            chan struct{}
+	forwarders          []net.Listener
+	restarts            int32
+	stopping            bool
+}
+
+// startKubelet runs the kubelet over namespace ns until the test ends.
+func startKubelet(t *testing.T, cs kubernetes.Interface, ns, bin string) *kubelet {
+	k := &kubelet{t: t, cs: cs, ns: ns, bin: bin, pods: map[string]*fakePod{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	f := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace(ns))
+	inf := f.Core().V1().Pods().Informer()
+	handle := func(obj any) {
+		if p, ok := obj.(*corev1.Pod); ok {
+			k.handle(ctx, p)
+		}
+	}
+	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: handle, UpdateFunc: func(_, obj any) { handle(obj) }}); err != nil {
+		t.Fatal(err)
+	}
+	f.Start(ctx.Done())
+	t.Cleanup(func() {
+		cancel()
+		f.Shutdown()
+		k.mu.Lock()
+		k.closed = true
+		pods := k.pods
+		k.mu.Unlock()
+		for _, fp := range pods {
+			k.stop(fp.name)
+			if t.Failed() {
+				t.Logf("pod %s output:\n%s", fp.name, fp.out.String())
+			}
+		}
+	})
+	return k
+}
+
+// node is the node of instance n, made the first time.
+func (k *kubelet) node(ctx context.Context, instance string) (string, error) {
+	n, _ := strconv.Atoi(instance)
+	name := fmt.Sprintf("node-%d", n)
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name},
+		Status: corev1.NodeStatus{Addresses: []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: hostIP(n)}}}}
+	if _, err := k.cs.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return "", err
+	}
+	return name, nil
+}
+
+func hostIP(instance int) string { return fmt.Sprintf("127.0.0.%d", 10+instance) }
+
+func (k *kubelet) handle(ctx context.Context, p *corev1.Pod) {
+	if err := k.step(ctx, p); err != nil && ctx.Err() == nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		k.t.Errorf("kubelet, pod %s: %v", p.Name, err)
+	}
+}
+
+func (k *kubelet) step(ctx context.Context, p *corev1.Pod) error {
+	if p.DeletionTimestamp != nil {
+		k.stop(p.Name)
+		return k.cs.CoreV1().Pods(k.ns).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})
+	}
+	if p.Spec.NodeName == "" {
+		node, err := k.node(ctx, p.Labels[kube.LabelInstance])
+		if err != nil {
+			return err
+		}
+		return k.cs.CoreV1().Pods(k.ns).Bind(ctx, &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: p.Name},
+			Target: corev1.ObjectReference{Kind: "Node", Name: node}}, metav1.CreateOptions{})
+	}
+	if p.Status.Phase == corev1.PodFailed {
+		return nil
+	}
+	k.mu.Lock()
+	fp, ok := k.pods[p.Name]
+	if !ok {
+		instance, _ := strconv.Atoi(p.Labels[kube.LabelInstance])
+		k.nextIP++
+		fp = &fakePod{name: p.Name, hostIP: hostIP(instance), podIP: fmt.Sprintf("127.0.1.%d", k.nextIP), out: &exectest.SyncBuffer{}}
+		k.pods[p.Name] = fp
+	}
+	k.mu.Unlock()
+	if ok {
+		return nil
+	}
+	go func() {
+		if err := k.start(ctx, p, fp); err != nil && ctx.Err() == nil && !apierrors.IsNotFound(err) {
+			k.t.Errorf("kubelet, pod %s: %v", p.Name, err)
+		}
+	}()
+	return nil
+}
+
+// start starts a bound pod: its environment, its host ports (waiting, as
+// a scheduler would, while a pod being removed still holds them), its
+// program, its status.
+func (k *kubelet) start(ctx context.Context, p *corev1.Pod, fp *fakePod) error {
+	ct := p.Spec.Containers[0]
+	for _, e := range ct.Env {
+		v := e.Value
+		if ref := e.ValueFrom; ref != nil && ref.SecretKeyRef != nil {
+			s, err := k.cs.CoreV1().Secrets(k.ns).Get(ctx, ref.SecretKeyRef.Name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			v = string(s.Data[ref.SecretKeyRef.Key])
+		}
+		fp.env = append(fp.env, e.Name+"="+v)
+	}
+	for _, cp := range ct.Ports {
+		fp.port = int(cp.ContainerPort)
+		addr := net.JoinHostPort(fp.hostIP, strconv.Itoa(int(cp.HostPort)))
+		ln, err := listenWhenFree(ctx, addr)
+		if err != nil {
+			return err
+		}
+		k.mu.Lock()
+		fp.forwarders = append(fp.forwarders, ln)
+		k.mu.Unlock()
+		go forward(ln, net.JoinHostPort(fp.podIP, strconv.Itoa(int(cp.ContainerPort))))
+	}
+	k.mu.Lock()
+	stopping := fp.stopping
+	k.mu.Unlock()
+	if stopping {
+		return nil
+	}
+	k.run(fp)
+	return k.report(ctx, fp, corev1.PodRunning)
+}
+
+// run starts the pod's program, and again each time it exits until the
+// pod or the kubelet stops.
+func (k *kubelet) run(fp *fakePod) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if fp.stopping || k.closed {
+		return
+	}
+	cmd := exec.Command(k.bin, "-host", fp.podIP, "-port", strconv.Itoa(fp.port))
+	cmd.Env = append(os.Environ(), fp.env...)
+	cmd.Stdout, cmd.Stderr = fp.out, fp.out
+	if err := cmd.Start(); err != nil {
+		k.t.Errorf("kubelet, pod %s: %v", fp.name, err)
+		return
+	}
+	exited := make(chan struct{})
+	fp.cmd, fp.exitedCh = cmd, exited
+	go func() {
+		cmd.Wait()
+		close(exited)
+		k.mu.Lock()
+		again := !fp.stopping && !k.closed
+		if again {
+			fp.restarts++
+		}
+		k.mu.Unlock()
+		if again {
+			k.run(fp)
+			k.report(context.Background(), fp, corev1.PodRunning)
+		}
+	}()
+}
+
+// report writes the pod's status as a kubelet does.
+func (k *kubelet) report(ctx context.Context, fp *fakePod, phase corev1.PodPhase) error {
+	p, err := k.cs.CoreV1().Pods(k.ns).Get(ctx, fp.name, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	now := metav1.Now()
+	k.mu.Lock()
+	restarts := fp.restarts
+	k.mu.Unlock()
+	p.Status.Phase, p.Status.HostIP, p.Status.PodIP = phase, fp.hostIP, fp.podIP
+	p.Status.HostIPs, p.Status.PodIPs = []corev1.HostIP{{IP: fp.hostIP}}, []corev1.PodIP{{IP: fp.podIP}}
+	p.Status.StartTime = &now
+	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: now}}
+	p.Status.ContainerStatuses = nil
+	for _, c := range p.Spec.Containers {
+		p.Status.ContainerStatuses = append(p.Status.ContainerStatuses, corev1.ContainerStatus{Name: c.Name, Image: c.Image, Ready: true,
+			RestartCount: restarts, State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: now}}})
+	}
+	_, err = k.cs.CoreV1().Pods(k.ns).UpdateStatus(ctx, p, metav1.UpdateOptions{})
+	return err
+}
+
+// stop stops a pod's program (SIGTERM, then a kill after 10 s) and its
+// forwarders.
+func (k *kubelet) stop(name string) {
+	k.mu.Lock()
+	fp := k.pods[name]
+	if fp == nil || (fp.stopping && !k.closed) {
+		k.mu.Unlock()
+		return
+	}
+	fp.stopping = true
+	cmd, exited, forwarders := fp.cmd, fp.exitedCh, fp.forwarders
+	k.mu.Unlock()
+	for _, ln := range forwarders {
+		ln.Close()
+	}
+	if cmd == nil {
+		return
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-exited:
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		<-exited
+	}
+}
+
+// running counts the pods whose program runs now.
+func (k *kubelet) running() int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	n := 0
+	for _, fp := range k.pods {
+		if !fp.stopping {
+			n++
+		}
+	}
+	return n
+}
+
+// listenWhenFree listens on addr, waiting up to 10 s for a pod being
+// removed to free it.
+func listenWhenFree(ctx context.Context, addr string) (net.Listener, error) {
+	deadline := time.Now().Add(10 * time.Second)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		ln, err := net.Listen("tcp", addr)
+		if err == nil || time.Now().After(deadline) {
+			return ln, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-tick.C:
+		}
+	}
+}
+
+// forward copies connections accepted on ln to and from to.
+func forward(ln net.Listener, to string) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		go func() {
+			defer c.Close()
+			up, err := net.DialTimeout("tcp", to, 5*time.Second)
+			if err != nil {
+				return
+			}
+			defer up.Close()
+			done := make(chan struct{}, 2)
+			go func() { io.Copy(up, c); done <- struct{}{} }()
+			go func() { io.Copy(c, up); done <- struct{}{} }()
+			<-done
+		}()
+	}
+}

@@ -1,0 +1,98 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2"
+
+	"github.com/anylift/anylift/internal/kube"
+)
+
+// KubeConfig runs container fleets on a Kubernetes cluster
+// (docs/kubernetes.md).
+type KubeConfig struct {
+	// Kubeconfig names a kubeconfig file; empty: the in-cluster
+	// configuration (the pod's service account).
+	Kubeconfig string
+	// Namespace holds the fleets' pods; empty: the kubeconfig context's
+	// namespace, or the pod's own in a cluster, or "default".
+	Namespace string
+	// SDKEndpoint is the WebSocket URL game servers in the pods reach the
+	// process endpoint at; empty: the server's SDK endpoint.
+	SDKEndpoint string
+}
+
+// inClusterNamespace is where a pod's service account says its namespace
+// is.
+const inClusterNamespace = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
+
+// kubeClient is a connection to the cluster container fleets run on.
+type kubeClient struct {
+	cs        kube.Client
+	namespace string
+	host      string
+}
+
+// connectKube reads the cluster's configuration; an unusable one stops
+// the server from starting.
+func connectKube(kc *KubeConfig) (*kubeClient, error) {
+	var rc *rest.Config
+	ns := kc.Namespace
+	var err error
+	if kc.Kubeconfig != "" {
+		loader := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
+			&clientcmd.ClientConfigLoadingRules{ExplicitPath: kc.Kubeconfig}, &clientcmd.ConfigOverrides{})
+		if rc, err = loader.ClientConfig(); err != nil {
+			return nil, fmt.Errorf("--kubeconfig %s: %w", kc.Kubeconfig, err)
+		}
+		if ns == "" {
+			ns, _, _ = loader.Namespace()
+		}
+	} else {
+		if rc, err = rest.InClusterConfig(); err != nil {
+			return nil, fmt.Errorf("--kube-in-cluster: %w", err)
+		}
+		if ns == "" {
+			if b, err := os.ReadFile(inClusterNamespace); err == nil {
+				ns = strings.TrimSpace(string(b))
+			}
+		}
+	}
+	if ns == "" {
+		ns = "default"
+	}
+	// Pods are created many at once when a fleet scales up.
+	rc.QPS, rc.Burst = 200, 400
+	rc.UserAgent = "anylift"
+	cs, err := kube.NewClient(rc)
+	if err != nil {
+		return nil, err
+	}
+	return &kubeClient{cs: cs, namespace: ns, host: rc.Host}, nil
+}
+
+// runKube runs the container fleet controller, elected among the nodes
+// given the same cluster, until the server closes.
+func (s *Server) runKube(ctx context.Context, kc *kubeClient) {
+	klog.SetSlogLogger(s.cfg.Log.With("component", "client-go"))
+	endpoint := s.cfg.Kube.SDKEndpoint
+	if endpoint == "" {
+		endpoint = s.SDKEndpoint()
+	}
+	ctl := kube.New(kube.Config{Client: kc.cs, Namespace: kc.namespace, Service: s.svc, SDKEndpoint: endpoint,
+		Log: s.cfg.Log.With("component", "kube")})
+	identity := s.svc.Config().NodeID
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		if err := ctl.RunElected(ctx, identity); err != nil {
+			s.cfg.Log.Error("container fleet controller", "err", err)
+		}
+	}()
+	s.cfg.Log.Info("running container fleets on Kubernetes", "api_server", kc.host, "namespace", kc.namespace, "sdk_endpoint", endpoint)
+}
