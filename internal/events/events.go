@@ -88,6 +88,11 @@ func New(st store.Store, cfg Config) *Service {
 	s.hub = newHub(st, cfg.Poll, cfg.Buffer, cfg.Log)
 	s.hooks = &deliverer{st: st, cfg: cfg.Webhook, now: cfg.Now, log: cfg.Log, owner: game.NewUUID(), skipped: map[string]bool{}, observe: cfg.OnWebhookAttempt}
 	s.stream = &stream{hub: s.hub, st: st, auth: &s.cfg.Auth, heartbeat: cfg.Heartbeat}
+	// One reader may settle notifications another found unsettled
+	// moments before (PostgreSQL): that one reads again at once.
+	if o, ok := st.(interface{ OnOutboxSettled(func()) }); ok {
+		o.OnOutboxSettled(s.Wake)
+	}
 	return s
 }
 

@@ -79,7 +79,7 @@ func TestWebhookSignedDelivery(t *testing.T) {
 			publish(t, srv, "PlacementFulfilled", "arn:q", "arn:aws:sns:us-west-2:123456789012:topic")
 			publish(t, srv, "PlacementFulfilled", "arn:q", "")
 			n := publish(t, srv, "PlacementFulfilled", "arn:q", h.URL+"/in?token=t")
-			r := <-h.got
+			r := recv(t, h.got, "a webhook request")
 			if string(r.body) != string(n.Envelope) || r.path != "/in?token=t" {
 				t.Errorf("body %s path %s, want %s", r.body, r.path, n.Envelope)
 			}
@@ -120,28 +120,28 @@ func TestWebhookRetryAndResumeAfterRestart(t *testing.T) {
 			cfg.Events.OnWebhookAttempt = func(d store.WebhookDelivery) { recorded <- d }
 			srv, stop := startServer(t, cfg)
 			n := publish(t, srv, "PlacementFailed", "arn:q", h.URL)
-			if r := <-h.got; r.header.Get(events.HeaderAttempt) != "1" {
+			if r := recv(t, h.got, "a webhook request"); r.header.Get(events.HeaderAttempt) != "1" {
 				t.Fatalf("attempt header %q", r.header.Get(events.HeaderAttempt))
 			}
-			d := <-recorded
+			d := recv(t, recorded, "a recorded attempt")
 			if d.State != store.WebhookPending || d.Attempts != 1 || !d.NextAttempt.Equal(clk.Now().Add(10*time.Second)) {
 				t.Fatalf("after a 500: %+v", d)
 			}
 			clk.Add(10 * time.Second)
 			srv.Events().Wake()
-			<-h.got
-			if d = <-recorded; d.Attempts != 2 || !d.NextAttempt.Equal(clk.Now().Add(20*time.Second)) {
+			recv(t, h.got, "a webhook request")
+			if d = recv(t, recorded, "a recorded attempt"); d.Attempts != 2 || !d.NextAttempt.Equal(clk.Now().Add(20*time.Second)) {
 				t.Fatalf("after a second 500: %+v", d)
 			}
 			stop()
 			h.setStatus(always(200))
 			clk.Add(20 * time.Second)
 			srv, _ = startServer(t, cfg)
-			r := <-h.got
+			r := recv(t, h.got, "a webhook request")
 			if r.header.Get(events.HeaderAttempt) != "3" || r.header.Get(events.HeaderEventID) != n.ID {
 				t.Fatalf("after restart: attempt %q id %q", r.header.Get(events.HeaderAttempt), r.header.Get(events.HeaderEventID))
 			}
-			if d = <-recorded; d.State != store.WebhookDelivered || d.Attempts != 3 {
+			if d = recv(t, recorded, "a recorded attempt"); d.State != store.WebhookDelivered || d.Attempts != 3 {
 				t.Fatalf("after a 200: %+v", d)
 			}
 		})
@@ -277,7 +277,7 @@ func TestWebhookTwoDeliverersOneDatabase(t *testing.T) {
 				nodes[i%2].Wake()
 			}
 			for range total {
-				if d := <-recorded; d.State != store.WebhookDelivered {
+				if d := recv(t, recorded, "a recorded attempt"); d.State != store.WebhookDelivered {
 					t.Errorf("recorded %+v", d)
 				}
 			}
@@ -285,7 +285,7 @@ func TestWebhookTwoDeliverersOneDatabase(t *testing.T) {
 			wg.Wait() // in-flight attempts finish before Run returns
 			seen := map[string]int{}
 			for len(h.got) > 0 {
-				r := <-h.got
+				r := recv(t, h.got, "a webhook request")
 				seen[r.header.Get(events.HeaderEventID)]++
 			}
 			for id, c := range seen {
@@ -340,4 +340,18 @@ func BenchmarkWebhookDelivery(b *testing.B) {
 	cancel()
 	<-finished
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
+
+// recv receives from ch, failing the test if nothing comes within a
+// minute: the bound only keeps a failure from hanging the package until
+// its timeout.
+func recv[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(time.Minute):
+		t.Fatalf("no %s within a minute", what)
+		panic("unreachable")
+	}
 }

@@ -3,6 +3,7 @@ package sqldb
 import (
 	"hash/fnv"
 	"sync"
+	"sync/atomic"
 )
 
 // outboxHorizon tells, on PostgreSQL, how far the outbox may be read
@@ -31,6 +32,10 @@ type outboxHorizon struct {
 	// that stores in other schemas of one database do not wait on each
 	// other.
 	key int64
+
+	// advanced, when set, is called each time settled moves forward
+	// (OnOutboxSettled).
+	advanced atomic.Pointer[func()]
 
 	mu      sync.Mutex
 	settled int64 // every seq ≤ settled is settled
@@ -61,11 +66,27 @@ const (
 		WHERE locktype = 'advisory' AND classid = 0 AND objid = ?::bigint::oid AND objsubid = 1 AND virtualtransaction = ANY(?)`
 )
 
+// OnOutboxSettled sets f to be called each time the settled horizon moves
+// forward (PostgreSQL). Every reader shares the horizon: one reader may
+// settle notifications that another read moments before, and found
+// unsettled; f (the event service's Wake) makes that one read again
+// rather than at its next poll. f must not block.
+func (db *DB) OnOutboxSettled(f func()) { db.horizon.advanced.Store(&f) }
+
 // settle returns the settled horizon, advancing it with t's connection
 // (read committed: each statement sees what has committed before it).
 func (h *outboxHorizon) settle(t *Tx) (int64, error) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	before := h.settled
+	upto, err := h.settleLocked(t)
+	h.mu.Unlock()
+	if f := h.advanced.Load(); f != nil && upto > before {
+		(*f)()
+	}
+	return upto, err
+}
+
+func (h *outboxHorizon) settleLocked(t *Tx) (int64, error) {
 	if h.pending {
 		var n int
 		if err := t.queryRow(stillHeldQuery, h.key, h.holders).Scan(&n); err != nil {
