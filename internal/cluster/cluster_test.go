@@ -37,7 +37,7 @@ func (c *connected) PushLocal(p control.ProcessRef, msg sdkwire.Push) bool {
 	return true
 }
 
-func (c *connected) WakePlacer() {}
+func (c *connected) Wake() {}
 
 func (c *connected) RunFleetMatch(_ context.Context, call *control.FleetMatchCall) error {
 	c.mu.Lock()

@@ -44,13 +44,14 @@ type reply struct {
 	Delivered bool `json:"Delivered"`
 }
 
-// Local delivers to the processes connected to this node only, wakes
-// this node's placer (a placement is this node's to place), and runs the
+// Local delivers to the processes connected to this node only, is woken
+// (a placement, or a fleet handed over, is now this node's to act on),
+// and runs the
 // matchmaking steps that write game sessions of the fleets it owns.
 type Local interface {
 	PushLocal(p control.ProcessRef, msg sdkwire.Push) bool
 	DisconnectLocal(p control.ProcessRef, reason string) bool
-	WakePlacer()
+	Wake()
 	RunFleetMatch(ctx context.Context, call *control.FleetMatchCall) error
 }
 
@@ -89,7 +90,7 @@ func Handler(v *Verifier, local Local, relays Relays, log *slog.Logger) http.Han
 	})
 	mux.HandleFunc("POST "+WakePath, func(w http.ResponseWriter, r *http.Request) {
 		if checkSmall(w, r, v, log) {
-			local.WakePlacer()
+			local.Wake()
 			w.WriteHeader(http.StatusNoContent)
 		}
 	})

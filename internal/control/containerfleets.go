@@ -70,13 +70,7 @@ func (s *Service) CreateContainerFleet(ctx context.Context, in *wire.CreateConta
 		if gs != nil {
 			f.Status = game.FleetActive
 		}
-		if err := tx.InsertFleet(f); err != nil {
-			return err
-		}
-		if err := tx.PutTags(f.ARN, tagsIn(in.Tags)); err != nil {
-			return err
-		}
-		if err := s.recordEvent(tx, f.ID, "", wire.EventCodeFleetCreated, fmt.Sprintf("Fleet %s created.", f.ID)); err != nil {
+		if err := s.insertFleet(tx, f, in.Tags); err != nil {
 			return err
 		}
 		return s.recordFleetState(tx, f)

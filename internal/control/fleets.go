@@ -31,13 +31,7 @@ func (s *Service) CreateFleet(ctx context.Context, in *wire.CreateFleetInput) (*
 				return err
 			}
 		}
-		if err := tx.InsertFleet(f); err != nil {
-			return err
-		}
-		if err := tx.PutTags(f.ARN, tagsIn(in.Tags)); err != nil {
-			return err
-		}
-		if err := s.recordEvent(tx, f.ID, "", wire.EventCodeFleetCreated, fmt.Sprintf("Fleet %s created.", f.ID)); err != nil {
+		if err := s.insertFleet(tx, f, in.Tags); err != nil {
 			return err
 		}
 		return s.recordEvent(tx, f.ID, "", wire.EventCodeFleetStateActive, fmt.Sprintf("Fleet %s changed status to ACTIVE.", f.ID))
@@ -295,4 +289,16 @@ func locationStates(names []string) []wire.LocationState {
 		out = append(out, wire.LocationState{Location: wire.String(n), Status: wire.String(wire.FleetStatusActive)})
 	}
 	return out
+}
+
+// insertFleet writes a new fleet f with its tags and the event of its
+// creation.
+func (s *Service) insertFleet(tx store.Tx, f *game.Fleet, tags []wire.Tag) error {
+	if err := tx.InsertFleet(f); err != nil {
+		return err
+	}
+	if err := tx.PutTags(f.ARN, tagsIn(tags)); err != nil {
+		return err
+	}
+	return s.recordEvent(tx, f.ID, "", wire.EventCodeFleetCreated, fmt.Sprintf("Fleet %s created.", f.ID))
 }

@@ -29,22 +29,6 @@ func (s *Service) SetOwners(m *owners.Map) {
 	s.assignWake = make(chan struct{}, 1)
 }
 
-// runAssign runs AssignFleets at every tick, and at once when another node
-// says the leases changed (WakeOwners), until ctx ends.
-func (s *Service) runAssign(ctx context.Context) {
-	t := time.NewTicker(tick)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		case <-s.assignWake:
-		}
-		s.logSweep(ctx, s.AssignFleets(ctx))
-	}
-}
-
 // WakeOwners asks this node to read the leases now: another node has just
 // handed it a fleet.
 func (s *Service) WakeOwners() {

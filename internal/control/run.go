@@ -20,7 +20,7 @@ func (s *Service) Run(ctx context.Context) {
 	go func() {
 		defer func() { done <- struct{}{} }()
 		if s.owners != nil {
-			s.runAssign(ctx)
+			every(ctx, s.assignWake, func() { s.logSweep(ctx, s.AssignFleets(ctx)) })
 		}
 	}()
 	go func() {
@@ -29,13 +29,14 @@ func (s *Service) Run(ctx context.Context) {
 	}()
 	go func() {
 		defer func() { done <- struct{}{} }()
-		every(ctx, func() { s.logSweep(ctx, s.BeatNode(ctx)) })
+		every(ctx, nil, func() { s.logSweep(ctx, s.BeatNode(ctx)) })
 	}()
-	every(ctx, func() { s.sweepTimers(ctx) })
+	every(ctx, nil, func() { s.sweepTimers(ctx) })
 }
 
-// every calls f once a tick until ctx ends.
-func every(ctx context.Context, f func()) {
+// every calls f once a tick, and at once on each receive from wake (nil:
+// never), until ctx ends.
+func every(ctx context.Context, wake <-chan struct{}, f func()) {
 	t := time.NewTicker(tick)
 	defer t.Stop()
 	for {
@@ -43,8 +44,9 @@ func every(ctx context.Context, f func()) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			f()
+		case <-wake:
 		}
+		f()
 	}
 }
 

@@ -192,9 +192,9 @@ func (b *processes) PushLocal(r control.ProcessRef, msg sdkwire.Push) bool {
 	return b.hub.Push(toProcess(r), msg)
 }
 
-// WakePlacer implements cluster.Local: another node wakes this one when
+// Wake implements cluster.Local: another node wakes this one when
 // a placement or a fleet's lease is now this node's to act on.
-func (b *processes) WakePlacer() {
+func (b *processes) Wake() {
 	b.svc.WakeOwners()
 	b.svc.WakePlacer()
 }

@@ -320,7 +320,7 @@ func TestRefreshWhileReconnecting(t *testing.T) {
 	g := newGate(t, strings.TrimPrefix(env.URL, "ws://"))
 	env.Backend.AllowToken("fleet-1", "compute-1", "token-2")
 	env.Server.Push(proc1, &sdkwire.RefreshConnection{RefreshConnectionEndpoint: "ws://" + g.ln.Addr().String(), AuthToken: "token-2"})
-	<-g.accepted          // the refresh's connection is held at the gate
+	<-g.accepted           // the refresh's connection is held at the gate
 	env.Server.Drop(proc1) // the reconnection's will be too
 	env.Backend.Wait(t, "Disconnected")
 	<-g.accepted

@@ -159,7 +159,9 @@ func sameList(db *sqldb.DB, l *live.Sessions, f store.SessionFilter, limit int) 
 func sameSearch(db *sqldb.DB, l *live.Sessions, q store.SearchQuery, limit int) error {
 	return samePages(db, fmt.Sprintf("search %+v", q), limit,
 		func(p store.Page) ([]*game.GameSession, string, bool, error) { return l.Search(q, p) },
-		func(tx store.Tx, p store.Page) ([]*game.GameSession, string, error) { return tx.SearchGameSessions(q, p) })
+		func(tx store.Tx, p store.Page) ([]*game.GameSession, string, error) {
+			return tx.SearchGameSessions(q, p)
+		})
 }
 
 // samePages pages through one question, named what, asked of the memory
