@@ -284,6 +284,10 @@ func (w *wrapped) play(gs *localsdk.GameSession, after uint64) exit {
 		return exit{p: w.p, code: 1, how: "the game could not start: " + err.Error()}
 	}
 	began := time.Now()
+	// The listen timeout runs from the start, set before the start is
+	// announced: whoever hears of the start and then moves the clock
+	// moves it past this deadline.
+	listenBy := w.a.cfg.Wake(w.a.cfg.Now().Add(w.a.cfg.Wrap.ListenTimeout))
 	w.note(note{kind: noteStarted, osPID: cmd.Process.Pid})
 	exited := make(chan struct{})
 	go func() {
@@ -300,7 +304,7 @@ func (w *wrapped) play(gs *localsdk.GameSession, after uint64) exit {
 		defer close(followed)
 		w.follow(ctx, after)
 	}()
-	w.activate(exited, began)
+	w.activate(exited, began, listenBy)
 	<-exited
 	stopFollowing()
 	<-followed
@@ -346,8 +350,8 @@ func (w *wrapped) command(vals Session) (cmd *exec.Cmd, closeLogs func(), err er
 
 // activate activates the game session once the binary listens on its
 // port (or at once); a binary that does not listen in time is stopped.
-func (w *wrapped) activate(exited <-chan struct{}, began time.Time) {
-	if !w.a.cfg.Wrap.ActivateAtOnce && !w.waitListening(exited) {
+func (w *wrapped) activate(exited <-chan struct{}, began time.Time, listenBy <-chan time.Time) {
+	if !w.a.cfg.Wrap.ActivateAtOnce && !w.waitListening(exited, listenBy) {
 		return
 	}
 	waited := time.Since(began)
@@ -362,10 +366,9 @@ func (w *wrapped) activate(exited <-chan struct{}, began time.Time) {
 const listenPoll = 2 * time.Millisecond
 
 // waitListening waits until something listens on the process's port; it
-// reports false when the binary exited first or the wait timed out (then
-// the binary is asked to stop).
-func (w *wrapped) waitListening(exited <-chan struct{}) bool {
-	timeout := w.a.cfg.Wake(w.a.cfg.Now().Add(w.a.cfg.Wrap.ListenTimeout))
+// reports false when the binary exited first or timeout came (then the
+// binary is asked to stop).
+func (w *wrapped) waitListening(exited <-chan struct{}, timeout <-chan time.Time) bool {
 	tick := time.NewTicker(listenPoll)
 	defer tick.Stop()
 	for !listening(w.port) {
