@@ -211,7 +211,16 @@ func onPostgres(cfg Config) bool {
 
 func openStore(ctx context.Context, cfg Config) (store.Store, error) {
 	if onPostgres(cfg) {
-		return postgres.Open(ctx, cfg.Store)
+		db, err := postgres.Open(ctx, cfg.Store)
+		if err != nil {
+			return nil, err
+		}
+		if cfg.FleetOwnership {
+			// The node is the only writer of the fleets it owns: its
+			// writes are committed in groups, as on SQLite.
+			db.EnableGroupCommit()
+		}
+		return db, err
 	}
 	if cfg.Store != "" && cfg.Store != "sqlite" {
 		return nil, fmt.Errorf("--store must be empty (SQLite in --data-dir) or a postgres:// URL")

@@ -8,7 +8,9 @@ import (
 	"github.com/anylift/anylift/internal/store"
 )
 
-// Group commit for a single-writer database (SQLite). Write transactions
+// Group commit for a single-writer database (SQLite), and for a node on
+// PostgreSQL that owns its fleets (the only writer of their rows, so its
+// transactions rarely wait for anyone else's). Write transactions
 // queue for one committer goroutine, which runs as many as are waiting,
 // each under its own savepoint, in one database transaction, and commits
 // them together: one WAL sync for the batch instead of one per caller. A
@@ -35,6 +37,10 @@ func (db *DB) EnableGroupCommit() {
 	db.committerDone = make(chan struct{})
 	go db.committer()
 }
+
+// Grouped reports whether writes are committed in groups: one
+// transaction at a time, so a write never commits while another is open.
+func (db *DB) Grouped() bool { return db.jobs != nil }
 
 // updateBatched queues fn and waits for the batch holding it to commit.
 // It waits even if ctx ends meanwhile: by then fn may be committed, and
@@ -118,13 +124,33 @@ func (db *DB) commitBatch(batch []*job) {
 }
 
 // runSavepoint runs fn under a savepoint, undoing its writes if it fails.
+// On PostgreSQL a job chosen as a deadlock's victim, or refused by a
+// serialization check, is undone to its savepoint and run again there,
+// as Update runs a whole transaction again, without failing the batch.
 func runSavepoint(ctx context.Context, sqlTx *sql.Tx, t *Tx, fn func(store.Tx) error) error {
+	var err error
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		err = runSavepointOnce(ctx, sqlTx, t, fn)
+		if err == nil || !t.db.dialect.IsRetryable(err) {
+			return err
+		}
+		t.changes = t.changes[:0]
+		t.jobEnded(false)
+	}
+	return err
+}
+
+func runSavepointOnce(ctx context.Context, sqlTx *sql.Tx, t *Tx, fn func(store.Tx) error) error {
 	if _, err := sqlTx.ExecContext(ctx, "SAVEPOINT job"); err != nil {
 		return err
 	}
+	// Locks a job takes are released when it is undone to its savepoint:
+	// forget the ones it took, so that the next job takes them again.
+	fenced, appending := len(t.fenced), t.appending
 	if err := fn(t); err != nil {
 		sqlTx.ExecContext(ctx, "ROLLBACK TO job")
 		sqlTx.ExecContext(ctx, "RELEASE job")
+		t.fenced, t.appending = t.fenced[:fenced], appending
 		return err
 	}
 	_, err := sqlTx.ExecContext(ctx, "RELEASE job")

@@ -21,7 +21,7 @@ func Each(t *testing.T, fn func(t *testing.T, st store.Store)) {
 
 // EachDB is Each for tests that need the SQL store itself (its commit
 // hook, the memories it feeds): SQLite always, PostgreSQL when
-// ANYLIFT_TEST_POSTGRES is set.
+// ANYLIFT_TEST_POSTGRES is set, with and without group commit.
 func EachDB(t *testing.T, fn func(t *testing.T, db *sqldb.DB)) {
 	t.Helper()
 	t.Run("sqlite", func(t *testing.T) {
@@ -36,6 +36,13 @@ func EachDB(t *testing.T, fn func(t *testing.T, db *sqldb.DB)) {
 		return
 	}
 	t.Run("postgres", func(t *testing.T) { fn(t, Postgres(t)) })
+	// A node owning its fleets commits its writes in groups on
+	// PostgreSQL too: the same contract holds there.
+	t.Run("postgres-grouped", func(t *testing.T) {
+		db := Postgres(t)
+		db.EnableGroupCommit()
+		fn(t, db)
+	})
 }
 
 // Postgres opens a fresh schema of the PostgreSQL of
