@@ -56,6 +56,9 @@ func firstOf(l []string) string {
 // session (FULFILLED), time out (TIMED_OUT) or fail. A fulfilled match
 // under AUTOMATIC backfill with free slots gets its first backfill ticket.
 func (s *Service) matchPlacementEnded(tx store.Tx, p *game.Placement) error {
+	if p.MatchmakerData == "" {
+		return nil // a match's placement always carries its data
+	}
 	m, err := tx.GetMatch(game.MatchOfPlacement(p.ID))
 	if game.IsKind(err, game.NotFound) {
 		return nil

@@ -21,9 +21,10 @@ type PlayerSessionTx interface {
 	// the game session is ACTIVE, accepts players and has a free seat for
 	// each; it is all or nothing, and never lets RESERVED + ACTIVE exceed
 	// the session's MaximumPlayerSessionCount, even under concurrent calls.
-	// Before counting seats, the session's reservations created at or
-	// before expireBefore are TIMEDOUT (at ps[0].CreationTime), so a seat
-	// freed at exactly the timeout is reusable at once. ReserveSeats fills
+	// When the seats are not free, the session's reservations created at
+	// or before expireBefore are TIMEDOUT (at ps[0].CreationTime) and the
+	// seats counted again, so a seat freed at exactly the timeout is
+	// reusable at once. ReserveSeats fills
 	// each ps's FleetID, FleetARN, IPAddress, DNSName and Port from the
 	// game session.
 	// Errors: NotFound, InvalidGameSessionStatus (not ACTIVE, or DENY_ALL),

@@ -150,7 +150,7 @@ func runSavepointOnce(ctx context.Context, sqlTx *sql.Tx, t *Tx, fn func(store.T
 	if err := fn(t); err != nil {
 		sqlTx.ExecContext(ctx, "ROLLBACK TO job")
 		sqlTx.ExecContext(ctx, "RELEASE job")
-		t.fenced, t.appending = t.fenced[:fenced], appending
+		t.fenced, t.appending, t.props = t.fenced[:fenced], appending, nil
 		return err
 	}
 	_, err := sqlTx.ExecContext(ctx, "RELEASE job")

@@ -271,6 +271,9 @@ type Tx struct {
 	written           map[store.ProcessKey]bool
 	// fenced lists the fleets this transaction has checked it owns.
 	fenced []string
+	// props: the properties each game session read or written here has
+	// indexed (sawProperties).
+	props map[string]string
 }
 
 // stmt returns q prepared for this transaction, or nil the first times

@@ -1,7 +1,9 @@
 package sqldb
 
 import (
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"sort"
 	"time"
 
@@ -40,24 +42,25 @@ func (t *Tx) ReserveSeats(gameSessionID string, ps []*game.PlayerSession, expire
 	if err := t.fenceSession(gameSessionID); err != nil {
 		return err
 	}
-	at := ps[0].CreationTime
-	if _, err := t.expireSession(gameSessionID, expireBefore, at); err != nil {
-		return err
+	s, version, err := t.takeSeats(gameSessionID, len(ps))
+	if errNoRows(err) {
+		// No room as counted: reservations past their timeout may hold
+		// seats the timer has not freed yet. Free them, then count again.
+		var n int
+		if n, err = t.expireSession(gameSessionID, expireBefore, ps[0].CreationTime); err == nil && n > 0 {
+			s, version, err = t.takeSeats(gameSessionID, len(ps))
+		} else if err == nil {
+			err = errNoRoom
+		}
 	}
-	var version int64
-	err := t.queryRow(`UPDATE game_sessions SET cur_players = cur_players + ?, version = version + 1
-		WHERE id = ? AND status = 'ACTIVE' AND policy = 'ACCEPT_ALL' AND cur_players + ? <= max_players
-		RETURNING version`, len(ps), gameSessionID, len(ps)).Scan(&version)
-	taken := err == nil
-	if err != nil && !errNoRows(err) {
-		return err
+	if errNoRows(err) || err == errNoRoom {
+		if s, err = t.GetGameSession(gameSessionID); err != nil {
+			return err
+		}
+		return store.SeatRefusal(s, len(ps))
 	}
-	s, err := t.GetGameSession(gameSessionID)
 	if err != nil {
 		return err
-	}
-	if !taken {
-		return store.SeatRefusal(s, len(ps))
 	}
 	t.note(store.Change{Kind: store.SessionSeats, ID: s.ID, Seats: s.CurrentPlayerSessionCount, Version: version})
 	for _, p := range ps {
@@ -68,6 +71,34 @@ func (t *Tx) ReserveSeats(gameSessionID string, ps []*game.PlayerSession, expire
 		}
 	}
 	return nil
+}
+
+// errNoRoom: ReserveSeats found no room and nothing to expire.
+var errNoRoom = errors.New("no room")
+
+// takeSeats raises the seat count of a game session that is ACTIVE,
+// accepts players and has n free seats, and answers it as it now is and
+// its row version; sql.ErrNoRows when it is not so.
+func (t *Tx) takeSeats(gameSessionID string, n int) (*game.GameSession, int64, error) {
+	var version int64
+	_, s, err := scanSession(versionFirst{t.queryRow(`UPDATE game_sessions SET cur_players = cur_players + ?, version = version + 1
+		WHERE id = ? AND status = 'ACTIVE' AND policy = 'ACCEPT_ALL' AND cur_players + ? <= max_players
+		RETURNING version, `+sessionColumns, n, gameSessionID, n), &version})
+	if err == nil {
+		t.sawProperties(s)
+	}
+	return s, version, err
+}
+
+// versionFirst scans a row whose first column is a row version into
+// version, and the rest as asked.
+type versionFirst struct {
+	row     *sql.Row
+	version *int64
+}
+
+func (v versionFirst) Scan(dest ...any) error {
+	return v.row.Scan(append([]any{v.version}, dest...)...)
 }
 
 func (t *Tx) insertPlayer(p *game.PlayerSession) error {

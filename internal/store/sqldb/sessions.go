@@ -1,6 +1,7 @@
 package sqldb
 
 import (
+	"strings"
 	"time"
 
 	"encoding/json"
@@ -59,9 +60,10 @@ func (t *Tx) InsertGameSession(s *game.GameSession) error {
 	if err != nil {
 		return err
 	}
-	if err := t.putProperties(pk, s.Properties); err != nil {
+	if err := t.insertProperties(pk, s.Properties); err != nil {
 		return err
 	}
+	t.sawProperties(s)
 	t.noteSession(s, pk, s.CurrentPlayerSessionCount, 1)
 	return nil
 }
@@ -73,6 +75,12 @@ func (t *Tx) putProperties(pk int64, props []game.Property) error {
 	if _, err := t.exec(`DELETE FROM game_session_properties WHERE session_pk = ?`, pk); err != nil {
 		return err
 	}
+	return t.insertProperties(pk, props)
+}
+
+// insertProperties indexes the searchable properties of session pk,
+// which has none indexed yet.
+func (t *Tx) insertProperties(pk int64, props []game.Property) error {
 	for _, p := range props {
 		if !game.Searchable(p.Key) {
 			continue
@@ -90,7 +98,42 @@ func (t *Tx) GetGameSession(id string) (*game.GameSession, error) {
 	if errNoRows(err) {
 		return nil, game.Errorf(game.NotFound, "game session %s not found", id)
 	}
+	if err == nil {
+		t.sawProperties(s)
+	}
 	return s, err
+}
+
+// sawProperties remembers, in a write transaction, the properties of
+// session s as the store now indexes them, so that an update that leaves
+// them as they are does not index them again. The record read inside a
+// write transaction is locked, so they stay so until the transaction
+// writes them; a job of a batch undone to its savepoint forgets them all.
+func (t *Tx) sawProperties(s *game.GameSession) {
+	if !t.writable {
+		return
+	}
+	if t.props == nil {
+		t.props = map[string]string{}
+	}
+	t.props[s.ID] = propertiesKey(s.Properties)
+}
+
+// propertiesKey is what putProperties indexes of props, as one string:
+// equal keys index the same rows. An empty list has a key of its own, so
+// that a session never seen does not match it.
+func propertiesKey(props []game.Property) string {
+	var b strings.Builder
+	b.WriteByte(0)
+	for _, p := range props {
+		if game.Searchable(p.Key) {
+			b.WriteString(p.Key)
+			b.WriteByte(0)
+			b.WriteString(p.Value)
+			b.WriteByte(0)
+		}
+	}
+	return b.String()
 }
 
 func (t *Tx) FindGameSession(fleetID, idString string) (*game.GameSession, error) {
@@ -98,6 +141,9 @@ func (t *Tx) FindGameSession(fleetID, idString string) (*game.GameSession, error
 		WHERE fleet_id = ? AND id_string = ?`+t.lock(), fleetID, idString))
 	if errNoRows(err) {
 		return nil, game.Errorf(game.NotFound, "fleet %s has no game session with id %s", fleetID, idString)
+	}
+	if err == nil {
+		t.sawProperties(s)
 	}
 	return s, err
 }
@@ -122,8 +168,13 @@ func (t *Tx) UpdateGameSession(s *game.GameSession) error {
 	if err != nil {
 		return err
 	}
-	if err := t.putProperties(pk, s.Properties); err != nil {
-		return err
+	if t.props[s.ID] != propertiesKey(s.Properties) {
+		// Most updates (a status, a seat policy) leave the properties as
+		// this transaction read them: their index is left alone.
+		if err := t.putProperties(pk, s.Properties); err != nil {
+			return err
+		}
+		t.sawProperties(s)
 	}
 	t.noteSession(s, pk, cur, version)
 	return nil

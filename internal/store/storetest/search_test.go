@@ -232,3 +232,66 @@ func TestSearchCommonProperty(t *testing.T) {
 		}
 	})
 }
+
+// The search index of a session's properties follows every update that
+// changes them, whether the transaction read the session first or not,
+// and is left as it was by updates that do not change them, even when a
+// failed transaction changed them and was undone.
+func TestSearchFollowsPropertyUpdates(t *testing.T) {
+	Each(t, func(t *testing.T, st store.Store) {
+		s := seedSession(0, seed{name: "evolving", loc: "custom-a", max: 8, props: "mode=ctf"})
+		Update(t, st, func(tx store.Tx) error { return tx.InsertGameSession(s) })
+		found := func(filter string) bool {
+			t.Helper()
+			q := store.SearchQuery{FleetID: "fleet-search"}
+			var err error
+			if q.Filter, err = search.ParseFilter(filter); err != nil {
+				t.Fatal(err)
+			}
+			return slices.Equal(searchAll(t, st, q, 10), []string{"evolving"})
+		}
+		update := func(read bool, props string, fail error) error {
+			return st.Update(t.Context(), func(tx store.Tx) error {
+				c := *s
+				if read {
+					got, err := tx.GetGameSession(s.ID)
+					if err != nil {
+						return err
+					}
+					c = *got
+				}
+				c.Properties = seedSession(0, seed{props: props}).Properties
+				c.Name = "evolving"
+				if err := tx.UpdateGameSession(&c); err != nil {
+					return err
+				}
+				return fail
+			})
+		}
+		undone := fmt.Errorf("undone on purpose")
+		steps := []struct {
+			read        bool
+			props       string
+			fail        error
+			find, avoid string
+		}{
+			{read: true, props: "mode=ctf", find: `gameSessionProperties.mode = "ctf"`},
+			{read: true, props: "mode=dm", find: `gameSessionProperties.mode = "dm"`, avoid: `gameSessionProperties.mode = "ctf"`},
+			{read: true, props: "mode=koth", fail: undone, find: `gameSessionProperties.mode = "dm"`, avoid: `gameSessionProperties.mode = "koth"`},
+			{read: false, props: "mode=dm,map=docks", find: `gameSessionProperties.map = "docks"`},
+			{read: true, props: "mode=dm,map=docks", find: `gameSessionProperties.map = "docks" AND gameSessionProperties.mode = "dm"`},
+			{read: true, props: "", avoid: `gameSessionProperties.mode = "dm"`},
+		}
+		for i, step := range steps {
+			if err := update(step.read, step.props, step.fail); err != step.fail {
+				t.Fatalf("step %d: %v", i, err)
+			}
+			if step.find != "" && !found(step.find) {
+				t.Errorf("step %d: %s finds nothing", i, step.find)
+			}
+			if step.avoid != "" && found(step.avoid) {
+				t.Errorf("step %d: %s still finds the session", i, step.avoid)
+			}
+		}
+	})
+}
