@@ -49,11 +49,16 @@ func (s *Server) loadLive(ctx context.Context) error {
 // (internal/owned): each is loaded from the store when the node gains it
 // and dropped when it loses it, and answers the reads of SearchGameSessions
 // and DescribeGameSessions, the fleet metrics' counts and a process's
-// check of its own session as on SQLite. Decisions (seats, process claims)
-// stay with the store.
+// check of its own session as on SQLite; and, since the node commits its
+// writes through one committer (openStore), it claims their free
+// processes from memory and reads their processes there inside its
+// writes. Seats stay with the store.
 func (s *Server) ownedMemory(db *sqldb.DB, m *owners.Map) {
 	l, fs := live.New(), fleetstate.New()
 	s.mem = owned.Follow(db, m, l, fs, s.cfg.Log)
+	if db.Grouped() {
+		db.SetLiveProcessesFor(fs, s.mem.Loaded)
+	}
 	db.SetLiveSessionCounts(l)
 	s.svc.SetLive(readsOnly{l})
 	s.svc.SetHosts(fs)

@@ -62,8 +62,10 @@ type DB struct {
 	hook     atomic.Pointer[func([]store.Change)]
 	commitMu sync.Mutex
 	flights  flights
-	// free answers claims of free processes when set (freeprocs.go).
-	free store.LiveProcesses
+	// free answers claims of free processes when set, for the fleets
+	// freeHolds reports when that is set too (freeprocs.go).
+	free      store.LiveProcesses
+	freeHolds func(fleetID string) bool
 	// owners, when set, is this node's view of the fleets it owns, which
 	// every write for a fleet is checked against (owners.go).
 	owners atomic.Pointer[Owners]

@@ -32,6 +32,20 @@ import (
 // SQLite).
 func (db *DB) SetLiveProcesses(free store.LiveProcesses) { db.free = free }
 
+// SetLiveProcessesFor is SetLiveProcesses for a memory that holds some
+// fleets only, those holds reports, on a store that other nodes share:
+// the fleets a node owns on PostgreSQL, whose every write is this node's
+// and goes through its one committer (EnableGroupCommit), in commit order.
+// Claims, counts and reads of the other fleets go to the store.
+func (db *DB) SetLiveProcessesFor(free store.LiveProcesses, holds func(fleetID string) bool) {
+	db.free, db.freeHolds = free, holds
+}
+
+// memoryFor reports whether the memory of processes answers for fleetID.
+func (t *Tx) memoryFor(fleetID string) bool {
+	return t.db.free != nil && (t.db.freeHolds == nil || t.db.freeHolds(fleetID))
+}
+
 // noteProcess records the process as it now reads, at version: its
 // times as the stored document reads them back (no monotonic clock
 // reading, the zone the JSON decoding gives), so GetProcess answers alike
@@ -54,7 +68,7 @@ func (t *Tx) noteProcess(p *game.Process, version int64) {
 // transaction, unless this transaction or its batch wrote the process
 // (the memory learns that at commit); ok is false when the store must.
 func (t *Tx) memoryProcess(fleetID, computeName, pid string) (*game.Process, bool) {
-	if t.db.free == nil || !t.writable || t.wrote(store.ProcessKey{FleetID: fleetID, ComputeName: computeName, PID: pid}) {
+	if !t.memoryFor(fleetID) || !t.writable || t.wrote(store.ProcessKey{FleetID: fleetID, ComputeName: computeName, PID: pid}) {
 		return nil, false
 	}
 	return t.db.free.Get(fleetID, computeName, pid)

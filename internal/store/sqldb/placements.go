@@ -92,8 +92,11 @@ func (t *Tx) ListPendingPlacements(q store.PendingQuery, max int) ([]*game.Place
 }
 
 func (t *Tx) CountFreeProcesses(fleetID, location string, max int) (int, error) {
-	if t.db.free != nil {
-		return t.db.free.Count(fleetID, location, max), nil
+	if t.memoryFor(fleetID) {
+		n := t.db.free.Count(fleetID, location, max)
+		if n > 0 || t.memoryFor(fleetID) {
+			return n, nil
+		}
 	}
 	var n int
 	err := t.queryRow(`SELECT COUNT(*) FROM (SELECT 1 FROM processes

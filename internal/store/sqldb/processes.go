@@ -98,8 +98,12 @@ func (t *Tx) ClaimFreeProcess(fleetID, location, gameSessionID string, maxActiva
 	if err := t.fence(fleetID); err != nil {
 		return nil, err
 	}
-	if t.db.free != nil {
-		return t.claimFromMemory(fleetID, location, gameSessionID, maxActivating)
+	if t.memoryFor(fleetID) {
+		p, err := t.claimFromMemory(fleetID, location, gameSessionID, maxActivating)
+		if !game.IsKind(err, game.NotFound) || t.memoryFor(fleetID) {
+			return p, err
+		}
+		// The memory stopped holding the fleet meanwhile: ask the store.
 	}
 	if t.lock() != "" && maxActivating > 0 {
 		return t.claimCapped(fleetID, location, gameSessionID, maxActivating)
