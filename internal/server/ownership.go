@@ -99,8 +99,8 @@ func (s *Server) wakeOwner(m *owners.Map, fleetID string) {
 // ownedOnly serves a process connection relayed here only for a fleet
 // this node owns. Served here otherwise, every request of the process
 // would be refused by the store. This node's view of the leases is that
-// of its last tick, and so may be the entry's: the first hand-off of a
-// fleet reaches the other nodes' views at their next tick. So before
+// of its last tick, and so may be the entry's: a hand-off reaches the
+// views of the nodes other than the two of the move at their next tick. So before
 // refusing, it reads the lease from the store: a fleet handed to this node
 // whose hand-off it has not read yet is served (and its lease adopted),
 // and a refusal names the owner the store gives (cluster.OwnerHeader),
@@ -125,6 +125,9 @@ func (s *Server) ownedOnly(next http.Handler) http.Handler {
 			s.owners.Adopt(fleet, l.Epoch)
 			next.ServeHTTP(w, r)
 			return
+		case l.NodeID == "":
+			s.cfg.Log.Info("refused a process connection relayed here: no node owns its fleet at the moment", "fleet", fleet,
+				"remote", r.RemoteAddr)
 		default:
 			s.cfg.Log.Info("refused a process connection relayed here: another node owns its fleet", "fleet", fleet,
 				"remote", r.RemoteAddr, "owner", l.NodeID, "epoch", l.Epoch, "owner_address", addr)
