@@ -8,12 +8,13 @@ package bench
 //
 //	go test ./internal/bench -run '^$' -bench QueuePlacementOwned -benchtime 600x
 //
+// ANYLIFT_BENCH_LOG=1 logs what the nodes do (at info) to stderr.
+//
 // Results are in docs/benchmarks.md ("Several nodes").
 
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"math/rand/v2"
 	"os"
@@ -64,12 +65,16 @@ func ownedBenchEnv(b *testing.B, dsn string, n int) *ownedEnv {
 	cleanups = append(cleanups, func() { os.RemoveAll(dir) })
 	e := &ownedEnv{}
 	var urls []string
-	for range n {
+	for i := range n {
+		log := slog.New(slog.DiscardHandler)
+		if os.Getenv("ANYLIFT_BENCH_LOG") != "" {
+			log = slog.New(slog.NewTextHandler(os.Stderr, nil)).With("bench_node", i)
+		}
 		srv, err := server.Start(context.Background(), server.Config{
 			Listen: "127.0.0.1:0", DataDir: dir, Store: schema, Region: apitest.Region, AccountID: accountID,
 			Credentials: map[string]string{apitest.AccessKey: apitest.SecretKey}, AuthTokenTTL: 24 * time.Hour,
 			NodeListen: "127.0.0.1:0", NodeSecret: "bench-node-secret-0123456789", FleetOwnership: true,
-			Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+			Log: log,
 		})
 		if err != nil {
 			b.Fatal(err)
@@ -93,11 +98,15 @@ func ownedBenchEnv(b *testing.B, dsn string, n int) *ownedEnv {
 
 // waitLeasesSettled waits until every fleet is owned by the node that
 // should own it (the nodes hand fleets over a few per second), and every
-// node knows it.
+// node knows it: the owner owns it, and every other node routes its calls
+// to the owner. (A node other than the two of a hand-off reads it at its
+// next tick.)
 func waitLeasesSettled(b *testing.B, nodes []*server.Server) {
 	var ids []string
+	address := map[string]string{} // node id → forwarding address
 	for _, srv := range nodes {
 		ids = append(ids, srv.Service().NodeID())
+		address[srv.Service().NodeID()] = "http://" + srv.NodeAddr()
 	}
 	sort.Strings(ids)
 	deadline := time.Now().Add(60 * time.Second)
@@ -110,7 +119,9 @@ func waitLeasesSettled(b *testing.B, nodes []*server.Server) {
 					settled = false
 				}
 				for _, srv := range nodes {
-					if srv.Owners().Owns(l.FleetID) != (srv.Service().NodeID() == l.NodeID) {
+					base, local := srv.Owners().Route(l.FleetID)
+					if mine := srv.Service().NodeID() == l.NodeID; srv.Owners().Owns(l.FleetID) != mine ||
+						!mine && (local || base != address[l.NodeID]) {
 						settled = false
 					}
 				}

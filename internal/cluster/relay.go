@@ -254,6 +254,7 @@ func (rs Relays) serveProcess(w http.ResponseWriter, r *http.Request, v *Verifie
 	}
 	m, err := parseProcessQuery(r.URL.RawQuery)
 	if err != nil {
+		log.Warn("refused a relayed process connection", "remote", r.RemoteAddr, "reason", err)
 		http.Error(w, "bad relayed connection: "+err.Error(), http.StatusBadRequest)
 		return
 	}
@@ -399,19 +400,61 @@ func entryStatus(code int) int {
 	return code
 }
 
+// OwnerHeader, on a node's refusal of a process connection relayed to it
+// for a fleet it does not own, is the forwarding address of the node that
+// does, as the store says: the entry relays the connection there once
+// more. The entry removes it.
+const OwnerHeader = "X-Anylift-Fleet-Owner"
+
+// Refusal is a node's refusal of a process connection relayed to it,
+// which the entry passes back to the process (Write) unless it relays the
+// connection to the Owner the refusal names.
+type Refusal struct {
+	Status int
+	Header http.Header // the relay's own headers left out
+	Body   []byte
+	// Owner is the forwarding address of the fleet's owner when the node
+	// refused because it is not the owner, else "".
+	Owner string
+}
+
+// maxReason caps the reason a Refusal gives for a log line.
+const maxReason = 200
+
+// Reason is the first line of the refusal's body, the refusing node's own
+// words (never the process's query).
+func (f *Refusal) Reason() string {
+	line, _, _ := strings.Cut(strings.TrimSpace(string(f.Body)), "\n")
+	if len(line) > maxReason {
+		line = line[:maxReason]
+	}
+	return line
+}
+
+// Write passes the refusal back to the process: the same, but 500 for
+// 503 (entryStatus).
+func (f *Refusal) Write(w http.ResponseWriter) {
+	for k, v := range f.Header {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(entryStatus(f.Status))
+	w.Write(f.Body)
+}
+
 // RelayProcess relays the process WebSocket upgrade r to the node at
 // base: it opens a signed upgrade to that node's ProcessPath carrying r's
 // path, query, Host, remote address and whether r came over TLS, with r's
-// WebSocket headers; passes the answer back; and after a 101 copies bytes
-// both ways until either side closes or ctx ends. An error means nothing
-// was written: the caller answers.
-func (c *Client) RelayProcess(ctx context.Context, w http.ResponseWriter, r *http.Request, base string) error {
+// WebSocket headers; and after a 101 copies bytes both ways until either
+// side closes or ctx ends. A refusal by that node is returned, unwritten:
+// the caller passes it back or relays the connection to the owner the
+// refusal names. An error means nothing was written: the caller answers.
+func (c *Client) RelayProcess(ctx context.Context, w http.ResponseWriter, r *http.Request, base string) (*Refusal, error) {
 	if c.skip(base) {
-		return ErrPeerDown
+		return nil, ErrPeerDown
 	}
 	u, err := url.Parse(base)
 	if err != nil || u.Host == "" {
-		return fmt.Errorf("bad node address %q", base)
+		return nil, fmt.Errorf("bad node address %q", base)
 	}
 	m := &processMeta{Path: r.URL.Path, Query: r.URL.RawQuery, Host: r.Host, RemoteAddr: r.RemoteAddr, TLS: r.TLS != nil}
 	if m.Path == "" {
@@ -428,34 +471,35 @@ func (c *Client) RelayProcess(ctx context.Context, w http.ResponseWriter, r *htt
 	conn, err := d.DialContext(ctx, "tcp", u.Host)
 	c.mark(base, err == nil || errors.Is(ctx.Err(), context.Canceled))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	conn.SetDeadline(time.Now().Add(HandshakeTimeout))
 	br := bufio.NewReader(conn)
 	resp, err := roundTrip(conn, br, out)
 	if err != nil {
 		conn.Close()
-		return err
+		return nil, err
 	}
 	if resp.Header.Get(answeredHeader) == "" {
 		conn.Close()
-		return fmt.Errorf("%w: %d", ErrNotAnswered, resp.StatusCode)
+		return nil, fmt.Errorf("%w: %d", ErrNotAnswered, resp.StatusCode)
 	}
 	if resp.StatusCode != http.StatusSwitchingProtocols {
 		defer conn.Close()
-		copyHeader(w.Header(), resp.Header, false)
-		w.WriteHeader(entryStatus(resp.StatusCode))
-		io.Copy(w, io.LimitReader(resp.Body, maxRefusalBody))
-		return nil
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxRefusalBody))
+		f := &Refusal{Status: resp.StatusCode, Header: http.Header{}, Body: body, Owner: resp.Header.Get(OwnerHeader)}
+		copyHeader(f.Header, resp.Header, false)
+		f.Header.Del("Content-Length") // the body may have been cut
+		return f, nil
 	}
 	client, cbuf, err := http.NewResponseController(w).Hijack()
 	if err != nil {
 		conn.Close()
-		return err
+		return nil, err
 	}
 	conn.SetDeadline(time.Time{})
 	pipe(ctx, client, cbuf, conn, br, resp)
-	return nil
+	return nil, nil
 }
 
 // roundTrip writes req on conn and reads the answer's head.
@@ -509,7 +553,7 @@ func copyHeader(to, from http.Header, upgrading bool) {
 	for k, v := range from {
 		to[k] = append([]string(nil), v...)
 	}
-	for _, h := range []string{answeredHeader, HeaderTime, HeaderNonce, HeaderSignature} {
+	for _, h := range []string{answeredHeader, OwnerHeader, HeaderTime, HeaderNonce, HeaderSignature} {
 		to.Del(h)
 	}
 	if !upgrading {

@@ -95,7 +95,7 @@ func TestRelayedUpgradeIsPiped(t *testing.T) {
 	c := NewClient(secret, nil)
 	entry := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.Host = "lb.example:9870"
-		if err := c.RelayProcess(r.Context(), w, r, srv.URL); err != nil {
+		if _, err := c.RelayProcess(r.Context(), w, r, srv.URL); err != nil {
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)
 		}
 	}))
@@ -138,7 +138,7 @@ func TestRelayNotTaken(t *testing.T) {
 			t.Errorf("%s, API: %v, wrote %d %q", name, err, rec.Code, rec.Body)
 		}
 		up := httptest.NewRequest(http.MethodGet, "/?FleetId=f", nil)
-		if err := NewClient(secret, nil).RelayProcess(context.Background(), rec, up, srv.URL); !errors.Is(err, ErrNotAnswered) {
+		if _, err := NewClient(secret, nil).RelayProcess(context.Background(), rec, up, srv.URL); !errors.Is(err, ErrNotAnswered) {
 			t.Errorf("%s, process: %v", name, err)
 		}
 	}
@@ -153,7 +153,7 @@ func TestRelayNotTaken(t *testing.T) {
 	if err := c.RelayAPI(httptest.NewRecorder(), in, nil, gone); err == nil || errors.Is(err, ErrPeerDown) {
 		t.Errorf("first relay to a closed port: %v", err)
 	}
-	if err := c.RelayProcess(context.Background(), httptest.NewRecorder(), in, gone); !errors.Is(err, ErrPeerDown) {
+	if _, err := c.RelayProcess(context.Background(), httptest.NewRecorder(), in, gone); !errors.Is(err, ErrPeerDown) {
 		t.Errorf("second: %v, want ErrPeerDown", err)
 	}
 }

@@ -187,3 +187,14 @@ func (s *Service) wakeOwner(fleetID string) {
 // owns reports whether this node acts for fleetID: it owns it, or
 // ownership is off.
 func (s *Service) owns(fleetID string) bool { return s.owners == nil || s.owners.Owns(fleetID) }
+
+// FleetLease reads fleetID's lease from the store, and the forwarding
+// address of the node holding it: what this node's view of the leases,
+// read at its last tick, may not say yet.
+func (s *Service) FleetLease(ctx context.Context, fleetID string) (l store.FleetOwner, address string, err error) {
+	err = s.view(ctx, func(tx store.Tx) error {
+		l, address, err = tx.FleetLease(fleetID)
+		return err
+	})
+	return l, address, err
+}

@@ -230,7 +230,7 @@ func TestRelayedCallsAreAnsweredByTheOwner(t *testing.T) {
 	up := httptest.NewRequest(http.MethodGet, "/?FleetId="+fleet+"&ComputeId=c&pID=p&Authorization=t", nil)
 	up.Header.Set("Connection", "Upgrade")
 	up.Header.Set("Upgrade", "websocket")
-	if err := forger.RelayProcess(ctx, httptest.NewRecorder(), up, a.base()); !errors.Is(err, nodes.ErrNotAnswered) || !strings.Contains(err.Error(), "401") {
+	if _, err := forger.RelayProcess(ctx, httptest.NewRecorder(), up, a.base()); !errors.Is(err, nodes.ErrNotAnswered) || !strings.Contains(err.Error(), "401") {
 		t.Errorf("process relay with another secret: %v", err)
 	}
 	for _, path := range []string{nodes.APIPath, nodes.ProcessPath} {

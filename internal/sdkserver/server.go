@@ -100,6 +100,7 @@ func IsUpgrade(r *http.Request) bool {
 // accepted: "/" and "/" followed by anything.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !IsUpgrade(r) {
+		s.cfg.Logger.Info("process handshake refused: not a WebSocket upgrade", "remote", r.RemoteAddr)
 		http.Error(w, "expected a WebSocket upgrade", http.StatusUpgradeRequired)
 		return
 	}
@@ -121,6 +122,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// cookies, so the browser origin check protects nothing here.
 	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
 	if err != nil {
+		// Accept answered the process (its WebSocket headers are wrong).
+		s.cfg.Logger.Info("process handshake refused", "remote", r.RemoteAddr, "process", h.PID, "err", err)
 		return
 	}
 	c.SetReadLimit(s.cfg.MaxFrameBytes)
@@ -133,6 +136,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (s *Server) Serve(h *Handshake, c Conn) {
 	sess, ok := s.attach(h, c)
 	if !ok {
+		s.cfg.Logger.Info("process connection closed at once: the endpoint is shutting down", "remote", h.RemoteAddr, "process", h.PID)
 		c.Close(CloseServiceRestart, "service shutting down")
 		return
 	}

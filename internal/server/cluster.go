@@ -114,22 +114,55 @@ func (s *Server) processEndpoint(w http.ResponseWriter, r *http.Request) {
 }
 
 // relayProcess relays a process's connection to the node at base and
-// pipes it until either side closes or this server does; a relay that
+// pipes it until either side closes or this server does. When that node
+// refuses it for a fleet it does not own, naming the owner (this node's
+// view was older than the store), the connection goes to that owner
+// once more, or is served here when the owner is this node. A relay that
 // could not be opened is answered 500, which the SDKs retry.
 func (s *Server) relayProcess(w http.ResponseWriter, r *http.Request, base string) {
-	ctx, done, ok := s.pipes.begin()
+	refused, ok := s.relayProcessTo(w, r, base)
 	if !ok {
-		w.Header().Set("Retry-After", "1")
-		http.Error(w, "service unavailable: this node is shutting down", http.StatusServiceUnavailable)
 		return
 	}
+	if owner := refused.Owner; owner != "" && owner != base {
+		if owner == s.nodeAddress() {
+			s.cfg.Log.Info("serving a process connection here: the node it was relayed to says this node owns its fleet",
+				"node", base, "remote", r.RemoteAddr, "fleet", sdkserver.HandshakeFleet(r))
+			s.hub.ServeHTTP(w, r)
+			return
+		}
+		if refused, ok = s.relayProcessTo(w, r, owner); !ok {
+			return
+		}
+		base = owner
+	}
+	s.cfg.Log.Info("refused a process connection: the node it was relayed to refused it", "node", base, "remote", r.RemoteAddr,
+		"fleet", sdkserver.HandshakeFleet(r), "status", refused.Status, "reason", refused.Reason())
+	refused.Write(w)
+}
+
+// relayProcessTo relays a process's connection to the node at base. It
+// returns that node's refusal, unwritten, with ok; ok is false when the
+// connection was served (piped, then closed) or answered here.
+func (s *Server) relayProcessTo(w http.ResponseWriter, r *http.Request, base string) (*cluster.Refusal, bool) {
+	ctx, done, ok := s.pipes.begin()
+	if !ok {
+		s.cfg.Log.Info("refused a process connection: this node is shutting down", "remote", r.RemoteAddr)
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, "service unavailable: this node is shutting down", http.StatusServiceUnavailable)
+		return nil, false
+	}
 	defer done()
-	if err := s.procs.fwd.RelayProcess(ctx, w, r, base); err != nil {
-		s.cfg.Log.Warn("relaying a process connection to its fleet's owner failed", "node", base, "remote", r.RemoteAddr, "err", err)
+	refused, err := s.procs.fwd.RelayProcess(ctx, w, r, base)
+	if err != nil {
+		s.cfg.Log.Warn("refused a process connection: relaying it to its fleet's owner failed", "node", base, "remote", r.RemoteAddr,
+			"fleet", sdkserver.HandshakeFleet(r), "err", err)
 		// 500, not 503: see api.Handler.elsewhere.
 		w.Header().Set("Retry-After", "1")
 		http.Error(w, "the node serving this fleet cannot be reached; retry", http.StatusInternalServerError)
+		return nil, false
 	}
+	return refused, refused != nil
 }
 
 // pipes are the process connections this node relays to other nodes,
@@ -244,11 +277,17 @@ func (s *Server) gate(next http.Handler) http.Handler {
 				s.api.Unavailable(w, r, "Service unavailable: this node cannot reach its database; retry.")
 				return
 			}
+			if sdkserver.IsUpgrade(r) {
+				s.cfg.Log.Warn("refused a process connection: this node cannot reach its database", "remote", r.RemoteAddr,
+					"fleet", sdkserver.HandshakeFleet(r), "err", err)
+			}
 			w.Header().Set("Retry-After", "1")
 			http.Error(w, "service unavailable: this node cannot reach its database", http.StatusServiceUnavailable)
 			return
 		}
 		if sdkserver.IsUpgrade(r) && s.svc.Draining() {
+			s.cfg.Log.Info("refused a process connection: this node is draining", "remote", r.RemoteAddr,
+				"fleet", sdkserver.HandshakeFleet(r))
 			w.Header().Set("Retry-After", "1")
 			http.Error(w, "service unavailable: this node is draining", http.StatusServiceUnavailable)
 			return

@@ -96,21 +96,47 @@ func (s *Server) wakeOwner(m *owners.Map, fleetID string) {
 	}()
 }
 
-// ownedOnly refuses a process connection relayed here for a fleet this
-// node does not own by its own leases (the entry's view was older, or
-// newer): the entry answers the process 500 and the SDK connects again,
-// by when the entry knows where the fleet is. Served here, every request
-// of the process would be refused by the store.
+// ownedOnly serves a process connection relayed here only for a fleet
+// this node owns. Served here otherwise, every request of the process
+// would be refused by the store. This node's view of the leases is that
+// of its last tick, and so may be the entry's: a hand-off reaches the
+// views of the nodes other than the two of the move at their next tick. So before
+// refusing, it reads the lease from the store: a fleet handed to this node
+// whose hand-off it has not read yet is served (and its lease adopted),
+// and a refusal names the owner the store gives (cluster.OwnerHeader),
+// to which the entry relays the connection once more. A refusal is
+// answered 500, which the SDKs retry.
 func (s *Server) ownedOnly(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fleet := ""
 		if s.owners != nil {
-			if fleet := sdkserver.HandshakeFleet(r); fleet != "" && !s.owners.Owns(fleet) {
-				w.Header().Set("Retry-After", "1")
-				http.Error(w, "this node does not own the process's fleet; retry", http.StatusInternalServerError)
-				return
+			fleet = sdkserver.HandshakeFleet(r)
+		}
+		if fleet == "" || s.owners.Owns(fleet) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		l, addr, err := s.svc.FleetLease(r.Context(), fleet)
+		switch {
+		case err != nil:
+			s.cfg.Log.Warn("refused a process connection relayed here: reading its fleet's lease failed", "fleet", fleet,
+				"remote", r.RemoteAddr, "err", err)
+		case l.NodeID == s.owners.Self():
+			s.owners.Adopt(fleet, l.Epoch)
+			next.ServeHTTP(w, r)
+			return
+		case l.NodeID == "":
+			s.cfg.Log.Info("refused a process connection relayed here: no node owns its fleet at the moment", "fleet", fleet,
+				"remote", r.RemoteAddr)
+		default:
+			s.cfg.Log.Info("refused a process connection relayed here: another node owns its fleet", "fleet", fleet,
+				"remote", r.RemoteAddr, "owner", l.NodeID, "epoch", l.Epoch, "owner_address", addr)
+			if addr != "" {
+				w.Header().Set(cluster.OwnerHeader, addr)
 			}
 		}
-		next.ServeHTTP(w, r)
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, "this node does not own the process's fleet; retry", http.StatusInternalServerError)
 	})
 }
 

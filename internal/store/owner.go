@@ -36,6 +36,9 @@ type FleetOwnerTx interface {
 	// FleetOwners returns every fleet with its lease, by fleet id, and
 	// the leases of fleets that no longer exist.
 	FleetOwners() ([]FleetOwner, error)
+	// FleetLease returns fleetID's lease (NodeID "" when no node holds
+	// it) and the forwarding address of its holder ("" when it has none).
+	FleetLease(fleetID string) (FleetOwner, string, error)
 	// MoveFleet gives fleet from.FleetID's lease to node to with the next
 	// epoch, provided it is still held as from says (from.NodeID "": no
 	// node holds it), and returns the new lease and whether it moved. It

@@ -2,7 +2,10 @@ package server
 
 import (
 	"context"
+	"io"
+	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -74,12 +77,31 @@ func (p *Process) dial(endpoint, token, idem string) (*websocket.Conn, error) {
 		// The dialer's error quotes the URL, whose query holds the token.
 		msg := sdkwire.RedactToken(err.Error(), token)
 		if resp != nil {
-			msg = resp.Status + ": the process id must be unique and the auth token correct and unexpired"
+			msg = resp.Status + ": " + refusal(resp, token)
 		}
 		return nil, errorf(LocalConnectionFailed, "%s", msg)
 	}
 	c.SetReadLimit(1 << 20)
 	return c, nil
+}
+
+// refusal says why the service answered a connection with resp: a
+// handshake refused (401, 403) is the process's to fix; any other answer
+// (a 500 while the fleet moves between nodes, a 503 while the service
+// drains) is the service's, which a later attempt may get past, and its
+// first line of text says why.
+func refusal(resp *http.Response, token string) string {
+	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+		return "the process id must be unique and the auth token correct and unexpired"
+	}
+	why := "the service did not take the connection"
+	if resp.Body != nil {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		if line, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n"); line != "" {
+			why += " (" + sdkwire.RedactToken(line, token) + ")"
+		}
+	}
+	return why
 }
 
 // dialRetrying dials until it succeeds, attempts run out (0: forever) or

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"sync"
 	"testing"
 
@@ -40,5 +41,35 @@ func TestHandshakeQueryAndRetries(t *testing.T) {
 	}
 	if seen[1].URL.RawQuery != seen[0].URL.RawQuery {
 		t.Errorf("retry changed the query: %s", seen[1].URL.RawQuery)
+	}
+}
+
+// Init's error says who must act on a refused handshake: the process for
+// a refused token, the service (in its own words) for anything else,
+// such as the 500 of a fleet moving between nodes. The token is never
+// quoted.
+func TestRefusedHandshakeSaysWhy(t *testing.T) {
+	for _, c := range []struct {
+		status      int
+		body, want  string
+		credentials bool
+	}{
+		{http.StatusForbidden, "Forbidden", "403 Forbidden: the process id must be unique", true},
+		{http.StatusInternalServerError, "this node does not own the process's fleet; retry (tok-secret)",
+			"500 Internal Server Error: the service did not take the connection (this node does not own the process's fleet; retry", false},
+	} {
+		hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, c.body, c.status)
+		}))
+		opts := fast()
+		opts.ConnectAttempts = 1
+		_, err := server.Init(server.ServerParameters{WebSocketURL: "ws" + hs.URL[len("http"):], ProcessID: "proc-1",
+			HostID: "compute-1", FleetID: "fleet-1", AuthToken: "tok-secret"}, opts)
+		hs.Close()
+		wantType(t, err, server.LocalConnectionFailed)
+		if msg := err.Error(); !strings.Contains(msg, c.want) || strings.Contains(msg, "tok-secret") ||
+			strings.Contains(msg, "unique") != c.credentials {
+			t.Errorf("%d: %s", c.status, msg)
+		}
 	}
 }

@@ -64,21 +64,18 @@ func (t *Tx) fence(fleetID string) error {
 	if _, err := t.exec(`SELECT pg_advisory_xact_lock_shared(`+fenceKey+`, hashtext(?))`, fleetID); err != nil {
 		return err
 	}
-	var node, addr string
-	var epoch int64
-	err := t.queryRow(`SELECT o.node_id, o.epoch, COALESCE(n.address, '') FROM fleet_owners o
-		LEFT JOIN nodes n ON n.id = o.node_id WHERE o.fleet_id = ?`, fleetID).Scan(&node, &epoch, &addr)
-	if errNoRows(err) {
-		return &store.NotOwner{FleetID: fleetID}
-	}
+	l, addr, err := t.FleetLease(fleetID)
 	if err != nil {
 		return err
 	}
-	if node != o.Self() {
-		return &store.NotOwner{FleetID: fleetID, NodeID: node, Address: addr}
+	if l.NodeID == "" {
+		return &store.NotOwner{FleetID: fleetID}
 	}
-	if held, ok := o.Held(fleetID); !ok || held != epoch {
-		o.Adopt(fleetID, epoch)
+	if l.NodeID != o.Self() {
+		return &store.NotOwner{FleetID: fleetID, NodeID: l.NodeID, Address: addr}
+	}
+	if held, ok := o.Held(fleetID); !ok || held != l.Epoch {
+		o.Adopt(fleetID, l.Epoch)
 	}
 	t.fenced = append(t.fenced, fleetID)
 	return nil
@@ -147,6 +144,17 @@ func (t *Tx) FleetOwners() ([]store.FleetOwner, error) {
 		out = append(out, o)
 	}
 	return out, rows.Err()
+}
+
+func (t *Tx) FleetLease(fleetID string) (store.FleetOwner, string, error) {
+	l := store.FleetOwner{FleetID: fleetID}
+	var addr string
+	err := t.queryRow(`SELECT o.node_id, o.epoch, COALESCE(n.address, '') FROM fleet_owners o
+		LEFT JOIN nodes n ON n.id = o.node_id WHERE o.fleet_id = ?`, fleetID).Scan(&l.NodeID, &l.Epoch, &addr)
+	if errNoRows(err) {
+		return l, "", nil
+	}
+	return l, addr, err
 }
 
 func (t *Tx) MoveFleet(from store.FleetOwner, to string) (store.FleetOwner, bool, error) {
