@@ -18,7 +18,7 @@ import (
 )
 
 func TestDescribeGameSessions(t *testing.T) {
-	for name, opts := range apitest.Backends(t) {
+	for name, opts := range apitest.BackendsOwned(t) {
 		t.Run(name, func(t *testing.T) {
 			env := apitest.Start(t, opts...)
 			seedFleetAndLocation(t, env)
@@ -119,7 +119,7 @@ func TestDescribeGameSessionsJSON(t *testing.T) {
 }
 
 func TestUpdateGameSession(t *testing.T) {
-	for name, opts := range apitest.Backends(t) {
+	for name, opts := range apitest.BackendsOwned(t) {
 		t.Run(name, func(t *testing.T) {
 			env := apitest.Start(t, opts...)
 			seedFleetAndLocation(t, env)
@@ -183,7 +183,7 @@ func TestUpdateGameSession(t *testing.T) {
 }
 
 func TestTerminateGameSession(t *testing.T) {
-	for name, opts := range apitest.Backends(t) {
+	for name, opts := range apitest.BackendsOwned(t) {
 		t.Run(name, func(t *testing.T) {
 			env := apitest.Start(t, opts...)
 			seedFleetAndLocation(t, env)

@@ -16,7 +16,7 @@ import (
 )
 
 func TestCreatePlayerSessions(t *testing.T) {
-	for name, opts := range apitest.Backends(t) {
+	for name, opts := range apitest.BackendsOwned(t) {
 		t.Run(name, func(t *testing.T) {
 			env := apitest.Start(t, opts...)
 			seedFleetAndLocation(t, env)
@@ -86,7 +86,7 @@ func TestCreatePlayerSessions(t *testing.T) {
 // exactly its 8 seats are taken. Afterwards the seat count of each session
 // and DescribePlayerSessions agree with what was acknowledged.
 func TestPlayerSessionSeatsUnderConcurrency(t *testing.T) {
-	for name, opts := range apitest.Backends(t) {
+	for name, opts := range apitest.BackendsOwned(t) {
 		t.Run(name, func(t *testing.T) {
 			env := apitest.Start(t, opts...)
 			seedFleetAndLocation(t, env)
@@ -113,7 +113,7 @@ func TestPlayerSessionSeatsUnderConcurrency(t *testing.T) {
 }
 
 func TestReservationTimeout(t *testing.T) {
-	for name, opts := range apitest.Backends(t) {
+	for name, opts := range apitest.BackendsOwned(t) {
 		t.Run(name, func(t *testing.T) {
 			// The clock starts at the real time: SigV4 checks signatures against it.
 			clock := &testClock{now: time.Now().UTC()}
@@ -171,7 +171,7 @@ func TestReservationTimeout(t *testing.T) {
 }
 
 func TestAcceptAndRemovePlayerSession(t *testing.T) {
-	for name, opts := range apitest.Backends(t) {
+	for name, opts := range apitest.BackendsOwned(t) {
 		t.Run(name, func(t *testing.T) {
 			env := apitest.Start(t, opts...)
 			seedFleetAndLocation(t, env)
@@ -216,7 +216,7 @@ func TestAcceptAndRemovePlayerSession(t *testing.T) {
 }
 
 func TestDescribePlayerSessions(t *testing.T) {
-	for name, opts := range apitest.Backends(t) {
+	for name, opts := range apitest.BackendsOwned(t) {
 		t.Run(name, func(t *testing.T) {
 			env := apitest.Start(t, opts...)
 			seedFleetAndLocation(t, env)

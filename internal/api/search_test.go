@@ -66,7 +66,7 @@ func seedSearchFleet(t *testing.T, env *apitest.Env) {
 }
 
 func TestSearchGameSessionsWithGoSDK(t *testing.T) {
-	for name, opts := range apitest.Backends(t) {
+	for name, opts := range apitest.BackendsOwned(t) {
 		t.Run(name, func(t *testing.T) {
 			env := apitest.Start(t, opts...)
 			seedSearchFleet(t, env)

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"slices"
 	"testing"
 	"time"
 
@@ -81,6 +82,19 @@ func Backends(t *testing.T) map[string][]Option {
 	out := map[string][]Option{"sqlite": nil}
 	if dsn := storetestenv.PostgresDSN(t); dsn != "" {
 		out["postgres"] = []Option{func(c *server.Config) { c.Store = storetestenv.FreshSchema(t, dsn) }}
+	}
+	return out
+}
+
+// BackendsOwned is Backends, with a third where PostgreSQL is there: one
+// node with fleet ownership, which holds its fleets in memory, decides
+// their claims and seats there and commits its writes in groups.
+func BackendsOwned(t *testing.T) map[string][]Option {
+	out := Backends(t)
+	if pg, ok := out["postgres"]; ok {
+		out["postgres-owned"] = append(slices.Clip(pg), func(c *server.Config) {
+			c.FleetOwnership, c.NodeListen, c.NodeSecret = true, "127.0.0.1:0", "apitest-node-secret-0123456789"
+		})
 	}
 	return out
 }

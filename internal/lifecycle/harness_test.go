@@ -46,15 +46,7 @@ type harness struct {
 
 // eachBackend runs fn on a fresh harness per store backend.
 func eachBackend(t *testing.T, fn func(t *testing.T, h *harness), opts ...apitest.Option) {
-	backends := apitest.Backends(t)
-	if pg, ok := backends["postgres"]; ok {
-		// A node owning its fleets decides their claims from memory and
-		// commits its writes in groups: the same behaviour is asked of it.
-		backends["postgres-owned"] = append(pg, func(c *server.Config) {
-			c.FleetOwnership, c.NodeListen, c.NodeSecret = true, "127.0.0.1:0", "lifecycle-node-secret-0123456789"
-		})
-	}
-	for name, bopts := range backends {
+	for name, bopts := range apitest.BackendsOwned(t) {
 		t.Run(name, func(t *testing.T) {
 			fn(t, newHarness(t, append(bopts, opts...)...))
 		})

@@ -27,7 +27,7 @@ import (
 // a full session, the players admitted by the real game server, leave,
 // and the passive destroy when the last player has left.
 func TestGatewayCreateSearchJoinLeave(t *testing.T) {
-	for name, opts := range apitest.Backends(t) {
+	for name, opts := range apitest.BackendsOwned(t) {
 		t.Run(name, func(t *testing.T) {
 			e := start(t, opts)
 			servers := e.launch(t, 1)

@@ -52,20 +52,23 @@ func (s *Server) loadLive(ctx context.Context) error {
 // check of its own session as on SQLite; and, since the node commits its
 // writes through one committer (openStore), it claims their free
 // processes from memory and reads their processes there inside its
-// writes. Seats stay with the store.
+// writes, and decides the seats of their sessions in memory.
 func (s *Server) ownedMemory(db *sqldb.DB, m *owners.Map) {
 	l, fs := live.New(), fleetstate.New()
 	s.mem = owned.Follow(db, m, l, fs, s.cfg.Log)
+	db.SetLiveSessionCounts(l)
 	if db.Grouped() {
 		db.SetLiveProcessesFor(fs, s.mem.Loaded)
+		s.svc.SetLive(l)
+	} else {
+		s.svc.SetLive(readsOnly{l})
 	}
-	db.SetLiveSessionCounts(l)
-	s.svc.SetLive(readsOnly{l})
 	s.svc.SetHosts(fs)
 }
 
 // readsOnly is a memory that answers reads only: the service decides the
-// seats of a session in the store, not in memory (control's seatKeeper).
+// seats of a session in the store, not in memory (control's seatKeeper),
+// where the node's writes may reach its feed out of order.
 type readsOnly struct{ control.LiveSessions }
 
 // OwnedMemory is the memory of the fleets the node owns, on PostgreSQL
