@@ -41,6 +41,14 @@ func TestKill9KeepsEveryPlacedSession(t *testing.T) {
 		schema := storetestenv.FreshSchema(t, dsn)
 		kill9Placements(t, bin, t.TempDir(), []string{"--store", schema}, func() (store.Store, error) { return postgres.Open(context.Background(), schema) })
 	})
+	t.Run("postgres-owned", func(t *testing.T) {
+		dsn := storetestenv.PostgresDSN(t)
+		if dsn == "" {
+			t.Skip("ANYLIFT_TEST_POSTGRES is not set")
+		}
+		schema := storetestenv.FreshSchema(t, dsn)
+		kill9Placements(t, bin, t.TempDir(), ownedFlags(schema), func() (store.Store, error) { return postgres.Open(context.Background(), schema) })
+	})
 }
 
 const (

@@ -51,6 +51,14 @@ func TestKill9KeepsSeatsConsistent(t *testing.T) {
 		schema := storetestenv.FreshSchema(t, dsn)
 		kill9Seats(t, bin, t.TempDir(), []string{"--store", schema}, func() (store.Store, error) { return postgres.Open(context.Background(), schema) })
 	})
+	t.Run("postgres-owned", func(t *testing.T) {
+		dsn := storetestenv.PostgresDSN(t)
+		if dsn == "" {
+			t.Skip("ANYLIFT_TEST_POSTGRES is not set")
+		}
+		schema := storetestenv.FreshSchema(t, dsn)
+		kill9Seats(t, bin, t.TempDir(), ownedFlags(schema), func() (store.Store, error) { return postgres.Open(context.Background(), schema) })
+	})
 }
 
 // The load of the kill -9 test.
