@@ -55,9 +55,14 @@ func TestProcessRelayedOnAnOldViewReachesTheOwner(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
+	var connectVia func(entry, thought *relayNode, pid string)
 	connect := func(entry *relayNode, pid string) {
 		t.Helper()
-		entry.Server.SetRouter(&staticRouter{self: entry.base(), owners: map[string]string{fleet: old.base()}})
+		connectVia(entry, old, pid)
+	}
+	connectVia = func(entry, thought *relayNode, pid string) {
+		t.Helper()
+		entry.Server.SetRouter(&staticRouter{self: entry.base(), owners: map[string]string{fleet: thought.base()}})
 		q := url.Values{"pID": {pid}, "ComputeId": {"host-1"}, "FleetId": {fleet}, "Authorization": {token},
 			"sdkVersion": {"5.6.0"}, "sdkLanguage": {"Go"}}
 		ws, resp, err := websocket.Dial(ctx, "ws://"+entry.Server.Addr()+"/?"+q.Encode(), nil)
@@ -78,10 +83,18 @@ func TestProcessRelayedOnAnOldViewReachesTheOwner(t *testing.T) {
 	connect(others[0], "p-1")
 	// The owner itself, which has not read the hand-off to it yet.
 	connect(owner, "p-2")
+	// A node that believes it still owns the fleet serves the connection
+	// itself, and the store refuses it: it relays it to the owner the
+	// store names rather than refuse the process with 403.
+	connectVia(old, old, "p-3")
 
 	if !old.logs.Has(map[string]string{"msg": "refused a process connection relayed here: another node owns its fleet",
 		"fleet": fleet, "owner": lease.NodeID}) {
 		t.Error("the node with the old lease did not log why it refused the connections")
+	}
+	if !old.logs.Has(map[string]string{"msg": "relaying a process connection to its fleet's owner: this node's view of the leases was behind",
+		"fleet": fleet, "owner": lease.NodeID}) {
+		t.Error("the node serving a fleet it no longer owns did not log that it relayed the connection")
 	}
 	noSecretsLogged(t, nodes, token)
 }

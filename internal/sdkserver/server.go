@@ -22,6 +22,12 @@ type Config struct {
 	Auth    Authenticator
 	Backend Backend
 	Logger  *slog.Logger // default slog.Default()
+	// Refuse, when set, answers a handshake that Auth refused, in place
+	// of 403 Forbidden, and reports whether it did: a refusal that says
+	// nothing of the process's credentials (the store unreachable, the
+	// fleet served by another node) deserves another answer, which the
+	// SDKs retry.
+	Refuse func(w http.ResponseWriter, r *http.Request, err error) bool
 
 	SendQueue       int           // frames queued per connection before it is dropped as slow: 64
 	MaxFrameBytes   int64         // largest frame read: 1 MiB
@@ -96,7 +102,7 @@ func IsUpgrade(r *http.Request) bool {
 }
 
 // ServeHTTP authenticates the handshake, refusing it with 403 before the
-// upgrade, then serves the connection until it closes. Any path is
+// upgrade (or as Config.Refuse answers), then serves the connection until it closes. Any path is
 // accepted: "/" and "/" followed by anything.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !IsUpgrade(r) {
@@ -114,6 +120,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		err = s.cfg.Auth.Authenticate(r.Context(), h)
 	}
 	if err != nil {
+		if s.cfg.Refuse != nil && s.cfg.Refuse(w, r, err) {
+			return
+		}
 		s.cfg.Logger.Info("process handshake refused", "remote", r.RemoteAddr, "err", err)
 		http.Error(w, "Forbidden", http.StatusForbidden)
 		return

@@ -87,6 +87,25 @@ func TestHandshakeRefusedWith403BeforeUpgrade(t *testing.T) {
 	}
 }
 
+// Config.Refuse answers a refused handshake in place of 403, when it
+// says it did; otherwise the refusal stays 403.
+func TestHandshakeRefusalAnsweredByRefuse(t *testing.T) {
+	env := sdktest.Start(t, sdkserver.Config{Refuse: func(w http.ResponseWriter, r *http.Request, err error) bool {
+		if r.URL.Query().Get("pID") != "retry" {
+			return false
+		}
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, "retry: "+err.Error(), http.StatusInternalServerError)
+		return true
+	}})
+	for pid, want := range map[string]int{"retry": http.StatusInternalServerError, "other": http.StatusForbidden} {
+		_, resp, err := dial(t, env.URL+"/?Authorization=bad&ComputeId=compute-1&FleetId=fleet-1&pID="+pid, nil)
+		if err == nil || resp == nil || resp.StatusCode != want {
+			t.Errorf("%s: %v %v, want %d", pid, resp, err, want)
+		}
+	}
+}
+
 func TestIsUpgrade(t *testing.T) {
 	r := httptest.NewRequest("GET", "/", nil)
 	if sdkserver.IsUpgrade(r) {

@@ -11,8 +11,10 @@ import (
 	"github.com/anylift/anylift/internal/api"
 	"github.com/anylift/anylift/internal/cluster"
 	"github.com/anylift/anylift/internal/control"
+	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/sdkserver"
 	"github.com/anylift/anylift/internal/sdkwire"
+	"github.com/anylift/anylift/internal/store"
 )
 
 // Several nodes: each node listens for pushes forwarded by the others on
@@ -110,7 +112,50 @@ func (s *Server) processEndpoint(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	s.hub.ServeHTTP(w, r)
+	s.hub.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), entryKey{}, true)))
+}
+
+// entryKey marks, in its context, a process's connection that reached
+// this node first, rather than relayed here by another node.
+type entryKey struct{}
+
+// refuseHandshake answers a process's handshake that was refused for a
+// reason other than its credentials (sdkserver.Config.Refuse):
+//   - its fleet is owned by another node, which this node's view of the
+//     leases had not caught up with: a connection that reached this node
+//     first is relayed to the owner the store names; one that another node
+//     relayed here is answered 500 naming the owner, for that node to
+//     relay it (only the entry relays again);
+//   - anything else that is not a refusal of the process (the store could
+//     not be read, say) is answered 500, which the SDKs retry, rather than
+//     403, which says the credentials are wrong.
+func (s *Server) refuseHandshake(w http.ResponseWriter, r *http.Request, err error) bool {
+	var no *store.NotOwner
+	switch {
+	case errors.As(err, &no):
+		entry, _ := r.Context().Value(entryKey{}).(bool)
+		if entry && no.Address != "" && s.procs.fwd != nil && no.Address != s.nodeAddress() {
+			s.cfg.Log.Info("relaying a process connection to its fleet's owner: this node's view of the leases was behind",
+				"remote", r.RemoteAddr, "fleet", no.FleetID, "owner", no.NodeID)
+			s.relayProcess(w, r, no.Address)
+			return true
+		}
+		s.cfg.Log.Info("refused a process connection: another node owns its fleet", "remote", r.RemoteAddr,
+			"fleet", no.FleetID, "owner", no.NodeID, "owner_address", no.Address)
+		if no.Address != "" {
+			w.Header().Set(cluster.OwnerHeader, no.Address)
+		}
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, "this node does not own the process's fleet; retry", http.StatusInternalServerError)
+		return true
+	case game.KindOf(err) == game.Internal:
+		s.cfg.Log.Warn("refused a process connection: its handshake could not be checked", "remote", r.RemoteAddr,
+			"fleet", sdkserver.HandshakeFleet(r), "err", err)
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, "the service could not check this connection; retry", http.StatusInternalServerError)
+		return true
+	}
+	return false
 }
 
 // relayProcess relays a process's connection to the node at base and

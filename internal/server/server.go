@@ -302,7 +302,7 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 	if cfg.NodeSecret != "" {
 		procs.fwd = cluster.NewClient([]byte(cfg.NodeSecret), cfg.Now)
 	}
-	s.hub = sdkserver.New(sdkserver.Config{Auth: procs, Backend: procs, Logger: cfg.Log})
+	s.hub = sdkserver.New(sdkserver.Config{Auth: procs, Backend: procs, Logger: cfg.Log, Refuse: s.refuseHandshake})
 	s.obs = newObservability(cfg, st, s.svc, s.hub, keys)
 	s.obs.exporter.AddListeners(s.listenerMetrics)
 	var limiter *access.Limiter
