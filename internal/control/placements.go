@@ -23,29 +23,22 @@ func (s *Service) StartGameSessionPlacement(ctx context.Context, in *wire.StartG
 	var p *game.Placement
 	created := false
 	err := s.update(ctx, func(tx store.Tx) error {
-		old, err := tx.GetPlacement(*in.PlacementId)
+		p, created = nil, false
+		np, err := s.placementFor(tx, in)
 		if err == nil {
-			p = old
-			return nil
+			err = tx.InsertPlacement(np)
 		}
-		if !game.IsKind(err, game.NotFound) {
-			return err
-		}
-		if p, err = s.newPlacement(in); err != nil {
-			return err
-		}
-		q, err := tx.GetQueue(game.ResourceID(*in.GameSessionQueueName, "gamesessionqueue"))
 		if err != nil {
+			// A placement started with this id before is answered as it
+			// is, whatever this call asks.
+			if old, gerr := tx.GetPlacement(*in.PlacementId); gerr == nil {
+				p = old
+				return nil
+			}
 			return err
 		}
-		if p.Override != nil && !slices.Contains(q.PriorityOrder, game.PriorityLocation) {
-			return game.Errorf(game.InvalidRequest,
-				"PriorityConfigurationOverride needs a queue that prioritizes LOCATION; queue %s's PriorityOrder does not include LOCATION", q.Name)
-		}
-		p.QueueName, p.QueueARN = q.Name, q.ARN
-		p.Deadline = p.StartTime.Add(queueTimeout(q))
-		created = true
-		return tx.InsertPlacement(p)
+		p, created = np, true
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -54,6 +47,25 @@ func (s *Service) StartGameSessionPlacement(ctx context.Context, in *wire.StartG
 		s.wakePlacer()
 	}
 	return &wire.StartGameSessionPlacementOutput{GameSessionPlacement: placementOut(p)}, nil
+}
+
+// placementFor builds the PENDING placement in asks for on its queue.
+func (s *Service) placementFor(tx store.Tx, in *wire.StartGameSessionPlacementInput) (*game.Placement, error) {
+	p, err := s.newPlacement(in)
+	if err != nil {
+		return nil, err
+	}
+	q, err := tx.GetQueue(game.ResourceID(*in.GameSessionQueueName, "gamesessionqueue"))
+	if err != nil {
+		return nil, err
+	}
+	if p.Override != nil && !slices.Contains(q.PriorityOrder, game.PriorityLocation) {
+		return nil, game.Errorf(game.InvalidRequest,
+			"PriorityConfigurationOverride needs a queue that prioritizes LOCATION; queue %s's PriorityOrder does not include LOCATION", q.Name)
+	}
+	p.QueueName, p.QueueARN = q.Name, q.ARN
+	p.Deadline = p.StartTime.Add(queueTimeout(q))
+	return p, nil
 }
 
 // newPlacement builds a PENDING placement from in, checking what the

@@ -73,6 +73,12 @@ func TestPlacementFulfilledOnlyOnceActive(t *testing.T) {
 		if again.Status != types.GameSessionPlacementStateFulfilled || aws.ToInt32(again.MaximumPlayerSessionCount) != 4 {
 			t.Errorf("replay %+v", again)
 		}
+		// Even when the call itself could not start a placement.
+		again = h.mustStart(&gamelift.StartGameSessionPlacementInput{PlacementId: aws.String("pl-1"), GameSessionQueueName: aws.String("no-such-queue"),
+			MaximumPlayerSessionCount: aws.Int32(9)})
+		if again.Status != types.GameSessionPlacementStateFulfilled || aws.ToString(again.GameSessionQueueName) != "main" {
+			t.Errorf("replay on another queue %+v", again)
+		}
 		p.noPush()
 		if _, err := h.gl.StopGameSessionPlacement(t.Context(), &gamelift.StopGameSessionPlacementInput{PlacementId: aws.String("pl-1")}); apiErrorCode(err) != "InvalidRequestException" {
 			t.Errorf("stop after fulfilment: %v", err)

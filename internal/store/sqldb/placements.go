@@ -12,9 +12,13 @@ func (t *Tx) InsertPlacement(p *game.Placement) error {
 	if err != nil {
 		return err
 	}
-	_, err = t.exec(`INSERT INTO placements (id, queue, status, game_session_id, started, deadline, ended, doc) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+	// ON CONFLICT rather than a unique violation, which would end a
+	// PostgreSQL transaction: the caller may read the placement there.
+	res, err := t.exec(`INSERT INTO placements (id, queue, status, game_session_id, started, deadline, ended, doc) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO NOTHING`,
 		p.ID, p.QueueName, p.Status, p.GameSessionID, store.Millis(p.StartTime), store.Millis(p.Deadline), endedMillis(p), string(doc))
-	if t.isUnique(err) {
+	inserted, err := affected(res, err)
+	if err == nil && !inserted {
 		return game.Errorf(game.Conflict, "game session placement %s already exists", p.ID)
 	}
 	return err
