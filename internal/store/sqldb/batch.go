@@ -153,6 +153,13 @@ func runSavepointOnce(ctx context.Context, sqlTx *sql.Tx, t *Tx, fn func(store.T
 		t.fenced, t.appending, t.props = t.fenced[:fenced], appending, nil
 		return err
 	}
+	if t.db.dialect.Name == "postgres" {
+		// The savepoint stays until the commit ends them all: releasing
+		// it would cost a round trip per job, and a later job's ROLLBACK
+		// TO undoes only that job (its savepoint is the newest of the
+		// name). A batch holds at most maxBatch of them.
+		return nil
+	}
 	_, err := sqlTx.ExecContext(ctx, "RELEASE job")
 	return err
 }
