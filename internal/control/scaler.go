@@ -194,11 +194,15 @@ func (sc *scaler) stopped(k scaleKey) {
 	delete(sc.held, k)
 }
 
-// acted starts k's windows again after it changed the capacity at now.
-func (sc *scaler) acted(k scaleKey, now time.Time) {
+// acted starts k's windows again after it changed the capacity at now:
+// a rule's from now, a target's from rest (none when zero).
+func (sc *scaler) acted(k scaleKey, now time.Time, rest lowWindow) {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	delete(sc.low, k)
+	if !rest.since.IsZero() {
+		sc.low[k] = rest
+	}
 	if _, ok := sc.held[k]; ok {
 		sc.held[k] = now
 	}
@@ -313,6 +317,9 @@ type scaleStep struct {
 	key    scaleKey
 	why    string
 	decide func(c game.LocationCapacity, p *game.ScalingPolicy, now time.Time) (to int, ok bool)
+	// rest is the window a scale-down leaves: the fleet may still need
+	// less than it now wants, and that time counts from the step.
+	rest lowWindow
 }
 
 // scaleFleet evaluates the ACTIVE policies of one fleet in each location
@@ -434,7 +441,7 @@ func (s *Service) targetStep(k scaleKey, p *game.ScalingPolicy, f *game.Fleet, c
 			return nil
 		}
 		why += fmt.Sprintf(", and at most %d for the last %s", w.peak, now.Sub(w.since).Round(time.Second))
-		return &scaleStep{key: k, why: why, decide: func(c game.LocationCapacity, p *game.ScalingPolicy, now time.Time) (int, bool) {
+		return &scaleStep{key: k, why: why, rest: lowWindow{since: now, peak: want}, decide: func(c game.LocationCapacity, p *game.ScalingPolicy, now time.Time) (int, bool) {
 			if now.Sub(p.ActedAt) < s.cfg.ScaleDownDelay {
 				return 0, false
 			}
@@ -557,7 +564,7 @@ func (s *Service) applyScaling(ctx context.Context, step *scaleStep, now time.Ti
 		return err
 	}
 	if changed {
-		s.scaler.acted(k, now)
+		s.scaler.acted(k, now, step.rest)
 		s.capacityChanged()
 	}
 	return nil
