@@ -241,7 +241,7 @@ func scalingEvents(t *testing.T, gl *gamelift.Client, fleet string) []string {
 // TestTargetScaling: a 20 % buffer on a container fleet, on real server
 // processes, time moved by the test's clock. Each game session placed
 // raises the desired capacity at once (without the clock moving) to keep
-// a fifth of the game server slots, and at least one, available, within
+// a fifth of the game server slots, and at least two, available, within
 // MaxSize; StopFleetActions holds it, StartFleetActions lets it act again;
 // a fleet that needs less scales down only after needing less for five
 // minutes, to the most it needed in them.
@@ -257,19 +257,20 @@ func TestTargetScaling(t *testing.T) {
 			fleet := aws.ToString(createContainerFleet(t, gl, &gamelift.CreateContainerFleetInput{
 				GameServerContainerGroupDefinitionName: aws.String("arena")}).FleetId)
 			if _, err := gl.UpdateFleetCapacity(ctx, &gamelift.UpdateFleetCapacityInput{FleetId: aws.String(fleet),
-				DesiredInstances: aws.Int32(1), MinSize: aws.Int32(1), MaxSize: aws.Int32(6)}); err != nil {
+				DesiredInstances: aws.Int32(1), MinSize: aws.Int32(1), MaxSize: aws.Int32(7)}); err != nil {
 				t.Fatal(err)
 			}
 			putPolicy(t, gl, bufferPolicy(fleet, "buffer", 20))
 			svc.Sweep(ctx)
-			if d := desiredOf(t, gl, fleet); d != 1 {
-				t.Fatalf("an empty fleet wants %d instances, want 1 (one free server)", d)
+			if d := desiredOf(t, gl, fleet); d != 2 {
+				t.Fatalf("an empty fleet wants %d instances, want 2 (two free servers)", d)
 			}
 
 			// Sessions fill the fleet: game server groups come as the
 			// desired capacity asks (as the controller would start them).
 			var sessions []*types.GameSession
 			procs := map[string]*sdk.Process{}
+			scaling := true // not stopped by StopFleetActions
 			fill := func(n int, wantDesired int32) {
 				t.Helper()
 				for range n {
@@ -291,7 +292,7 @@ func TestTargetScaling(t *testing.T) {
 					}
 					p := procs[aws.ToString(d.GameSessions[0].ComputeName)]
 					fleettest.WaitFor(t, "the session to reach its process", func() bool { return p.ActivateGameSession() == nil })
-					if want := bufferInstances(len(sessions)); want <= 6 && want > desiredOf(t, gl, fleet) {
+					if want := bufferInstances(len(sessions)); scaling && want <= 7 && want > desiredOf(t, gl, fleet) {
 						// The session woke the scaler: no tick, no clock.
 						select {
 						case <-changed:
@@ -305,11 +306,11 @@ func TestTargetScaling(t *testing.T) {
 					t.Fatalf("%d sessions: desired %d, want %d", len(sessions), d, wantDesired)
 				}
 			}
-			fill(1, 2) // 1 in use: 2 slots keep 50 % (>= 20 %) free
-			fill(1, 3) // 2 in use: ceil(2 / 0.8) = 3
-			fill(2, 5) // 4 in use: 5 slots, 1 free = 20 %
+			fill(1, 3) // 1 in use: 2 free (67 %)
+			fill(1, 4) // 2 in use: ceil(2 / 0.8) = 3 would leave 1 free; 2 are
+			fill(2, 6) // 4 in use: ceil(4 / 0.8) = 5 would leave 1 free; 2 are
 			events := scalingEvents(t, gl, fleet)
-			if len(events) != 5 || !strings.Contains(events[4], "Scaling policy buffer changed the desired instances of fleet "+fleet+" in us-west-2 from 4 to 5") {
+			if len(events) != 6 || !strings.Contains(events[5], "Scaling policy buffer changed the desired instances of fleet "+fleet+" in us-west-2 from 5 to 6") {
 				t.Errorf("scaling events %q", events)
 			}
 
@@ -317,16 +318,19 @@ func TestTargetScaling(t *testing.T) {
 			if _, err := gl.StopFleetActions(ctx, &gamelift.StopFleetActionsInput{FleetId: aws.String(fleet), Actions: []types.FleetAction{types.FleetActionAutoScaling}}); err != nil {
 				t.Fatal(err)
 			}
-			fill(1, 5) // 5 in use: 7 wanted, but stopped
+			scaling = false
+			fill(1, 6) // 5 in use: ceil(6.25) = 7 wanted, but stopped
+			scaling = true
 			if _, err := gl.StartFleetActions(ctx, &gamelift.StartFleetActionsInput{FleetId: aws.String(fleet), Actions: []types.FleetAction{types.FleetActionAutoScaling}}); err != nil {
 				t.Fatal(err)
 			}
 			svc.Sweep(ctx)
-			if d := desiredOf(t, gl, fleet); d != 6 {
-				t.Fatalf("started again: desired %d, want 6 (MaxSize)", d)
+			if d := desiredOf(t, gl, fleet); d != 7 {
+				t.Fatalf("started again: desired %d, want 7", d)
 			}
+			fill(1, 7) // 6 in use: 8 wanted, MaxSize 7
 
-			// Sessions end: 1 in use wants 2; nothing moves for 5 minutes.
+			// Sessions end: 1 in use wants 3; nothing moves for 5 minutes.
 			for _, gs := range sessions[1:] {
 				if _, err := gl.TerminateGameSession(ctx, &gamelift.TerminateGameSessionInput{GameSessionId: gs.GameSessionId,
 					TerminationMode: types.TerminationModeTriggerOnProcessTerminate}); err != nil {
@@ -337,11 +341,13 @@ func TestTargetScaling(t *testing.T) {
 			svc.Sweep(ctx)
 			clock.Advance(4 * time.Minute)
 			svc.Sweep(ctx)
-			if d := desiredOf(t, gl, fleet); d != 6 {
-				t.Fatalf("4 minutes after the sessions ended: desired %d, want 6", d)
+			if d := desiredOf(t, gl, fleet); d != 7 {
+				t.Fatalf("4 minutes after the sessions ended: desired %d, want 7", d)
 			}
-			// A second session in the window: the fleet needed 3 in it.
-			fill(1, 6)
+			// A second session in the window, on a new server: the fleet
+			// needed 4 in it.
+			procs["arena-new"] = containerGroupProcess(t, env, fleet, "arena-new", "192.0.2.99", 4192)
+			fill(1, 7)
 			if _, err := gl.TerminateGameSession(ctx, &gamelift.TerminateGameSessionInput{GameSessionId: sessions[1].GameSessionId,
 				TerminationMode: types.TerminationModeTriggerOnProcessTerminate}); err != nil {
 				t.Fatal(err)
@@ -349,22 +355,22 @@ func TestTargetScaling(t *testing.T) {
 			sessions = sessions[:1]
 			clock.Advance(time.Minute)
 			svc.Sweep(ctx)
-			if d := desiredOf(t, gl, fleet); d != 3 {
-				t.Fatalf("5 minutes of needing at most 3: desired %d, want 3; events %q", d, scalingEvents(t, gl, fleet))
+			if d := desiredOf(t, gl, fleet); d != 4 {
+				t.Fatalf("5 minutes of needing at most 4: desired %d, want 4; events %q", d, scalingEvents(t, gl, fleet))
 			}
-			// And 5 more minutes later, down to the 2 one session needs.
+			// And 5 more minutes later, down to the 3 one session needs.
 			clock.Advance(time.Minute)
 			svc.Sweep(ctx)
-			if d := desiredOf(t, gl, fleet); d != 3 {
-				t.Fatalf("a minute after a scale-down: desired %d, want 3", d)
+			if d := desiredOf(t, gl, fleet); d != 4 {
+				t.Fatalf("a minute after a scale-down: desired %d, want 4", d)
 			}
 			clock.Advance(4 * time.Minute)
 			svc.Sweep(ctx)
-			if d := desiredOf(t, gl, fleet); d != 2 {
-				t.Fatalf("5 more minutes: desired %d, want 2", d)
+			if d := desiredOf(t, gl, fleet); d != 3 {
+				t.Fatalf("5 more minutes: desired %d, want 3", d)
 			}
 			events = scalingEvents(t, gl, fleet)
-			if last := events[len(events)-1]; !strings.Contains(last, "from 3 to 2") || !strings.Contains(last, "at most 2 for the last 5m0s") {
+			if last := events[len(events)-1]; !strings.Contains(last, "from 4 to 3") || !strings.Contains(last, "at most 3 for the last 5m0s") {
 				t.Errorf("last scaling event %q", last)
 			}
 		})
@@ -375,10 +381,7 @@ func TestTargetScaling(t *testing.T) {
 // game server container group an instance.
 func bufferInstances(used int) int32 {
 	slots := (used*5 + 3) / 4 // ceil(used / 0.8)
-	if slots <= used {
-		slots = used + 1
-	}
-	return int32(slots)
+	return int32(max(slots, used+2))
 }
 
 // TestRuleScaling: a rule-based policy acts once its rule has held for

@@ -22,8 +22,10 @@ import (
 //
 // Target-based (PercentAvailableGameSessions, the buffer): with u game
 // sessions in use (ACTIVATING or ACTIVE) and a buffer of t percent, the
-// fleet needs ceil(u / (1 - t/100)) game server slots, and at least u+1
-// when t > 0, so a new session always has a free server to go to; one
+// fleet needs ceil(u / (1 - t/100)) game server slots, and at least u+2
+// when t > 0: one free server for the next session, and one more for the
+// session after it while the server the next one asks for starts, so that
+// a small fleet is not left without a free server at each session. One
 // slot is a game server container group, so it needs that many slots
 // divided by GroupsPerInstance instances (rounded up), within MinSize and
 // MaxSize. More than the desired capacity is asked for at once. Less is
@@ -412,8 +414,8 @@ func (s *Service) scaleFleet(ctx context.Context, fleetID string, upOnly bool) e
 // used game server slots in use, g slots an instance (see above).
 func bufferInstances(used int, target float64, g int) int {
 	slots := int(math.Ceil(float64(used)*100/(100-target) - 1e-9))
-	if target > 0 && slots <= used {
-		slots = used + 1
+	if target > 0 && slots < used+2 {
+		slots = used + 2
 	}
 	return (slots + g - 1) / g
 }

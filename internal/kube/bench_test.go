@@ -89,10 +89,11 @@ func BenchmarkScaleUp200(b *testing.B) {
 // one at a time at a steady rate (each retried every 10 ms while the
 // fleet has no free server), and a sampler reads the fleet's
 // AvailableGameSessions (as /metrics computes it) every 20 ms. Reported:
-// the first gap (from the first session, which takes the fleet's only
-// server, to the next server free: the first scale-up), the time with no
-// available server after it, the sessions that had to wait and the
-// longest wait. One iteration per rate is enough: run with -benchtime 1x.
+// the first gap (from the first session to the first sample with a
+// server free), the time with no available server after it (samples
+// without one, 20 ms each), the sessions that found no free server
+// (FleetCapacityExceededException) and the longest such wait. One
+// iteration per rate is enough: run with -benchtime 1x.
 func BenchmarkBufferSteadyRate(b *testing.B) {
 	cluster := kubetest.Start(b)
 	for _, rate := range []int{1, 4} {
@@ -101,7 +102,7 @@ func BenchmarkBufferSteadyRate(b *testing.B) {
 			fleet := w.chatFleet(freePort(b))
 			w.capacity(fleet, 1, 60)
 			buffer20(b, w.gl, fleet)
-			w.groups(fleet, 0, 1)
+			w.groups(fleet, 0, 2)
 			for range b.N {
 				bufferRun(b, w, fleet, 40, time.Second/time.Duration(rate))
 			}
@@ -174,6 +175,7 @@ func bufferRun(b *testing.B, w *world, fleet string, n int, interval time.Durati
 		due := start.Add(time.Duration(i) * interval)
 		time.Sleep(time.Until(due))
 		t := time.Now()
+		waited := false
 		for {
 			_, err := w.gl.CreateGameSession(ctx, &gamelift.CreateGameSessionInput{FleetId: aws.String(fleet), MaximumPlayerSessionCount: aws.Int32(4)})
 			if err == nil {
@@ -183,18 +185,19 @@ func bufferRun(b *testing.B, w *world, fleet string, n int, interval time.Durati
 			if !errors.As(err, &full) {
 				b.Fatal(err)
 			}
+			waited = true
 			time.Sleep(10 * time.Millisecond)
 		}
 		if i == 0 {
 			started <- t
 		}
-		if wait := time.Since(t); wait > 10*time.Millisecond && i > 0 {
+		if waited {
 			waits++
-			longest = max(longest, wait)
+			longest = max(longest, time.Since(t))
 		}
 	}
 	// Let the last scale-up land before the sampler stops.
-	want := (n*5 + 3) / 4
+	want := max((n*5+3)/4, n+2)
 	w.groups(fleet, n, want-n)
 	b.StopTimer()
 	cancel()

@@ -44,7 +44,7 @@ func createSession(tb testing.TB, gl *gamelift.Client, fleet string) *types.Game
 
 // TestBufferScalesUp: a container fleet on a real API server, with a
 // 20 % buffer policy, grows as game sessions fill it: after each session
-// the desired capacity keeps a fifth of the game servers (at least one)
+// the desired capacity keeps a fifth of the game servers (at least two)
 // free, the controller starts the pods, and the servers in them become
 // available, with no call to UpdateFleetCapacity.
 func TestBufferScalesUp(t *testing.T) {
@@ -56,11 +56,11 @@ func TestBufferScalesUp(t *testing.T) {
 			fleet := w.chatFleet(freePort(t))
 			w.capacity(fleet, 1, 10)
 			buffer20(t, w.gl, fleet)
-			w.groups(fleet, 0, 1)
+			w.groups(fleet, 0, 2)
 
 			// Sessions in use → game servers wanted: ceil(n / 0.8), and
-			// one more than n.
-			for n, want := range []int{2, 3, 4, 5, 7} {
+			// two more than n.
+			for n, want := range []int{3, 4, 5, 6, 7} {
 				createSession(t, w.gl, fleet)
 				w.groups(fleet, n+1, want-n-1)
 				c, err := w.gl.DescribeFleetCapacity(ctx, &gamelift.DescribeFleetCapacityInput{FleetIds: []string{fleet}})
@@ -81,7 +81,7 @@ func TestBufferScalesUp(t *testing.T) {
 					scaled = append(scaled, aws.ToString(e.Message))
 				}
 			}
-			if len(scaled) != 5 || !strings.Contains(scaled[4], "from 5 to 7") {
+			if len(scaled) != 6 || !strings.Contains(scaled[5], "from 6 to 7") {
 				t.Errorf("scaling events:\n%s", strings.Join(scaled, "\n"))
 			}
 		})
