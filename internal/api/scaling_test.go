@@ -58,7 +58,7 @@ func policyNames(t *testing.T, gl *gamelift.Client, in *gamelift.DescribeScaling
 // PutScalingPolicy, DescribeScalingPolicies, DeleteScalingPolicy and
 // Start/StopFleetActions.
 func TestScalingPolicyAPI(t *testing.T) {
-	for name, opts := range apitest.Backends(t) {
+	for name, opts := range apitest.BackendsOwned(t) {
 		t.Run(name, func(t *testing.T) {
 			env, gl, _ := startFleetEnv(t, opts, "custom-a")
 			ctx := context.Background()
@@ -246,7 +246,7 @@ func scalingEvents(t *testing.T, gl *gamelift.Client, fleet string) []string {
 // a fleet that needs less scales down only after needing less for five
 // minutes, to the most it needed in them.
 func TestTargetScaling(t *testing.T) {
-	for name, opts := range apitest.Backends(t) {
+	for name, opts := range apitest.BackendsOwned(t) {
 		t.Run(name, func(t *testing.T) {
 			// The processes send no health reports while the clock jumps
 			// minutes ahead: they stay healthy for a day.
@@ -388,7 +388,7 @@ func bufferInstances(used int) int32 {
 // its evaluation periods, and again only after as long again; within
 // MaxSize.
 func TestRuleScaling(t *testing.T) {
-	for name, opts := range apitest.Backends(t) {
+	for name, opts := range apitest.BackendsOwned(t) {
 		t.Run(name, func(t *testing.T) {
 			env, gl, clock := startFleetEnv(t, opts)
 			ctx := context.Background()
