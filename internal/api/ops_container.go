@@ -19,4 +19,9 @@ func containerFleetOps(s *control.Service, m map[string]handler) {
 	m["DeleteContainerFleet"] = op(s.DeleteContainerFleet)
 	m["UpdateFleetCapacity"] = op(s.UpdateFleetCapacity)
 	m["DescribeContainerGroupPortMappings"] = op(s.DescribeContainerGroupPortMappings)
+	m["PutScalingPolicy"] = op(s.PutScalingPolicy)
+	m["DescribeScalingPolicies"] = op(s.DescribeScalingPolicies)
+	m["DeleteScalingPolicy"] = op(s.DeleteScalingPolicy)
+	m["StartFleetActions"] = op(s.StartFleetActions)
+	m["StopFleetActions"] = op(s.StopFleetActions)
 }

@@ -46,6 +46,7 @@ var summaries = map[string]string{
 		"and its live game sessions end.",
 	"DeleteContainerGroupDefinition": "Deletes one version of a container group definition (--version-number), " +
 		"all but the newest versions (--version-count-to-retain), or, with neither, the whole definition and its tags.",
+	"DeleteScalingPolicy":            "Deletes a container fleet's scaling policy; no record of it is kept.",
 	"DeleteFleet":                    "Deletes a fleet: its computes are deregistered and its live game sessions end.",
 	"DeleteGameSessionQueue":         "Deletes a game session queue.",
 	"DeleteLocation":                 "Deletes a custom location that no fleet uses.",
@@ -68,7 +69,9 @@ var summaries = map[string]string{
 	"DescribeFleetEvents": "Lists a fleet's events: its creation and activation, server process " +
 		"crashes and other process failures reported by \"anylift agent\", and more.",
 	"DescribeFleetLocationAttributes": "Shows the locations of a fleet and each one's status.",
-	"DescribeFleetLocationCapacity":   "Shows a fleet's capacity in one of its locations (see describe-fleet-capacity).",
+	"DescribeScalingPolicies": "Lists a fleet's scaling policies by name, once per location of the fleet " +
+		"(or for --location), those of --status-filter when given.",
+	"DescribeFleetLocationCapacity": "Shows a fleet's capacity in one of its locations (see describe-fleet-capacity).",
 	"DescribeFleetLocationUtilization": "Shows a fleet's use in one of its locations: server processes, " +
 		"game sessions and players.",
 	"DescribeFleetUtilization": "Shows fleets' use: active server processes, game sessions and player " +
@@ -98,6 +101,12 @@ var summaries = map[string]string{
 	"ListLocations": "Lists locations (--filters CUSTOM: those made with create-location).",
 	"ListTagsForResource": "Lists the tags of a fleet, alias, location, queue, matchmaking configuration, " +
 		"rule set or container group definition, by ARN.",
+	"PutScalingPolicy": "Creates or replaces (by --name) a scaling policy of a container fleet. A TargetBased " +
+		"policy on PercentAvailableGameSessions keeps that percentage of the fleet's game server slots free " +
+		"(--target-configuration TargetValue=20): it raises the desired instances as soon as sessions need " +
+		"it, and lowers them after the fleet has needed fewer for 5 minutes. A RuleBased policy changes the " +
+		"desired instances once its rule has held for --evaluation-periods minutes. Anywhere fleets cannot " +
+		"be auto-scaled.",
 	"RegisterCompute": "Registers a machine as a compute of an Anywhere fleet, in one of its custom " +
 		"locations, with the address players connect to. \"anylift agent\" does this itself.",
 	"ResolveAlias":       "Answers the fleet id an alias points at.",
@@ -107,7 +116,10 @@ var summaries = map[string]string{
 		"reserves seats for the players named.",
 	"StartMatchBackfill": "Starts matchmaking to fill empty seats of a running game session made by " +
 		"FlexMatch.",
-	"StartMatchmaking":         "Submits a matchmaking ticket for one or more players to a matchmaking configuration.",
+	"StartMatchmaking":  "Submits a matchmaking ticket for one or more players to a matchmaking configuration.",
+	"StartFleetActions": "Resumes a container fleet's auto-scaling (AUTO_SCALING) in a location, the home region by default.",
+	"StopFleetActions": "Suspends a container fleet's auto-scaling (AUTO_SCALING) in a location, the home region " +
+		"by default; its policies stay, and UpdateFleetCapacity still works.",
 	"StopGameSessionPlacement": "Cancels a placement that is still PENDING.",
 	"StopMatchmaking":          "Cancels a matchmaking ticket.",
 	"TagResource":              "Adds tags to a resource, by ARN.",

@@ -347,7 +347,9 @@ func (s *Service) UpdateFleetCapacity(ctx context.Context, in *wire.UpdateFleetC
 		location = s.cfg.Account.Region
 	}
 	var f *game.Fleet
+	changed := false
 	err := s.update(ctx, func(tx store.Tx) error {
+		changed = false
 		var err error
 		if f, err = tx.GetFleet(game.ResourceID(*in.FleetId, "fleet")); err != nil {
 			return err
@@ -382,12 +384,16 @@ func (s *Service) UpdateFleetCapacity(ctx context.Context, in *wire.UpdateFleetC
 		if err := tx.UpdateFleet(f); err != nil {
 			return err
 		}
+		changed = true
 		return s.recordEvent(tx, f.ID, "", wire.EventCodeFleetScalingEvent,
 			fmt.Sprintf("Fleet %s capacity in %s changed: desired %d (was %d), minimum %d (was %d), maximum %d (was %d).",
 				f.ID, location, c.Desired, old.Desired, c.Min, old.Min, c.Max, old.Max))
 	})
 	if err != nil {
 		return nil, err
+	}
+	if changed {
+		s.capacityChanged()
 	}
 	return &wire.UpdateFleetCapacityOutput{FleetId: wire.String(f.ID), FleetArn: wire.String(f.ARN), Location: wire.String(location)}, nil
 }

@@ -42,6 +42,7 @@ func (s *Service) CreateGameSession(ctx context.Context, in *wire.CreateGameSess
 		}
 		proc, err = tx.ClaimFreeProcess(f.ID, gs.Location, gs.ID, f.Runtime.MaxConcurrentGameSessionActivations)
 		if game.IsKind(err, game.NotFound) {
+			s.sessionDemand(f.ID) // a scaled fleet grows now
 			return game.Errorf(game.FleetCapacityExceeded,
 				"No available server process in fleet %s location %s can host a new game session; retry after a wait", f.ID, gs.Location)
 		}
@@ -61,6 +62,7 @@ func (s *Service) CreateGameSession(ctx context.Context, in *wire.CreateGameSess
 	}
 	if !replay {
 		s.startOrHold(proc, gs)
+		s.sessionDemand(gs.FleetID)
 	}
 	out := gameSessionOut(gs)
 	// GameLift's CreateGameSession answer on an Anywhere fleet leaves the

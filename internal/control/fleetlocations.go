@@ -57,7 +57,8 @@ func (s *Service) DescribeFleetLocationAttributes(ctx context.Context, in *wire.
 			out.NextToken = wire.String(encodeIndexToken(i))
 			break
 		}
-		out.LocationAttributes = append(out.LocationAttributes, wire.LocationAttributes{LocationState: &st})
+		out.LocationAttributes = append(out.LocationAttributes, wire.LocationAttributes{LocationState: &st,
+			StoppedActions: stoppedActions(f, wire.Deref(st.Location))})
 	}
 	return out, nil
 }

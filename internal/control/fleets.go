@@ -266,6 +266,9 @@ func (s *Service) fleetOut(f *game.Fleet) *wire.FleetAttributes {
 	if !f.TerminationTime.IsZero() {
 		a.TerminationTime = wire.NewTime(f.TerminationTime)
 	}
+	if len(f.Locations) > 0 {
+		a.StoppedActions = stoppedActions(f, f.Locations[0])
+	}
 	if f.AnywhereCost != "" {
 		a.AnywhereConfiguration = &wire.AnywhereConfiguration{Cost: wire.String(f.AnywhereCost)}
 	}

@@ -96,6 +96,7 @@ func (s *Service) placeOnce(ctx context.Context, snap *snapshot, after *game.Pla
 	}
 	for _, pl := range out {
 		s.pushStart(pl.proc, pl.gs)
+		s.sessionDemand(pl.gs.FleetID)
 	}
 	return len(list), list[len(list)-1], nil
 }

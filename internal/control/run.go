@@ -15,8 +15,8 @@ const tick = time.Second
 // reservations after an outage, say) must never make the node look dead
 // to the others, nor make it refuse traffic for a stale heartbeat.
 func (s *Service) Run(ctx context.Context) {
-	done := make(chan struct{}, 3)
-	defer func() { <-done; <-done; <-done }()
+	done := make(chan struct{}, 4)
+	defer func() { <-done; <-done; <-done; <-done }()
 	go func() {
 		defer func() { done <- struct{}{} }()
 		if s.owners != nil {
@@ -26,6 +26,10 @@ func (s *Service) Run(ctx context.Context) {
 	go func() {
 		defer func() { done <- struct{}{} }()
 		s.runPlacer(ctx)
+	}()
+	go func() {
+		defer func() { done <- struct{}{} }()
+		s.runScaler(ctx)
 	}()
 	go func() {
 		defer func() { done <- struct{}{} }()
@@ -50,12 +54,13 @@ func every(ctx context.Context, wake <-chan struct{}, f func()) {
 	}
 }
 
-// Sweep beats the node's heartbeat and runs every timer once, at the
-// service clock's now.
+// Sweep beats the node's heartbeat and runs every timer once, the
+// scaler's included, at the service clock's now.
 func (s *Service) Sweep(ctx context.Context) {
 	s.logSweep(ctx, s.BeatNode(ctx))
 	s.logSweep(ctx, s.AssignFleets(ctx))
 	s.sweepTimers(ctx)
+	s.logSweep(ctx, s.ScaleFleets(ctx))
 }
 
 func (s *Service) sweepTimers(ctx context.Context) {

@@ -70,6 +70,10 @@ type Config struct {
 	// FaultInjection turns on InjectFault (faults.go): off unless asked
 	// for ("anylift dev" asks; "anylift serve" with --allow-fault-injection).
 	FaultInjection bool
+	// ScaleDownDelay is how long a target-based scaling policy must find
+	// its fleet needing fewer instances before it lowers the desired
+	// capacity, and how long after its last change (5 min; scaler.go).
+	ScaleDownDelay time.Duration
 }
 
 func (c *Config) defaults() {
@@ -115,6 +119,9 @@ func (c *Config) defaults() {
 	if c.AgentEndpoint == "" {
 		c.AgentEndpoint = "http://127.0.0.1:9870"
 	}
+	if c.ScaleDownDelay == 0 {
+		c.ScaleDownDelay = defaultScaleDownDelay
+	}
 }
 
 // Service implements the control-plane operations.
@@ -153,6 +160,8 @@ type Service struct {
 	// (owners.go, takeoverTenure).
 	takenMu sync.Mutex
 	taken   map[string]time.Time
+	// scaler is the scaling policies' state on this node (scaler.go).
+	scaler *scaler
 }
 
 // New returns a Service over st. now is the clock (time.Now when nil).
@@ -164,7 +173,8 @@ func New(st store.Store, cfg Config, now func() time.Time, log *slog.Logger) *Se
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	svc := &Service{store: st, cfg: cfg, now: now, log: log, placerWake: make(chan struct{}, 1), mmOwner: game.NewUUID()}
+	svc := &Service{store: st, cfg: cfg, now: now, log: log, placerWake: make(chan struct{}, 1), mmOwner: game.NewUUID(),
+		scaler: newScaler()}
 	if cfg.FaultInjection {
 		svc.fx = newFaultState()
 	}

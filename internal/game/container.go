@@ -192,9 +192,11 @@ type IPPermission struct {
 }
 
 // LocationCapacity is a fleet's wanted size in one location, in instances.
+// ScalingStopped says StopFleetActions suspended its auto-scaling there.
 type LocationCapacity struct {
 	Location          string
 	Desired, Min, Max int
+	ScalingStopped    bool `json:",omitempty"`
 }
 
 // CapacityIn returns the fleet's capacity in location, and whether it has

@@ -97,7 +97,9 @@ type Config struct {
 	// Anylift's process endpoint at (GAMELIFT_SDK_WEBSOCKET_URL).
 	SDKEndpoint string
 	// Interval is how often every fleet is reconciled even when no pod
-	// changed (2 s when zero): what picks up capacity changes.
+	// changed (2 s when zero): what picks up capacity changes made on
+	// other nodes (those made on this node's Service bring a
+	// reconciliation at once).
 	Interval time.Duration
 	// Workers bounds the API calls in flight for one reconciliation (16
 	// when zero).
@@ -180,6 +182,9 @@ func (c *Controller) Run(ctx context.Context) error {
 	tick := time.NewTicker(c.cfg.Interval)
 	defer tick.Stop()
 	for {
+		// Taken before the reconciliation reads the fleets, so that a
+		// change of capacity made while it runs brings another at once.
+		changed := c.cfg.Service.CapacityChanged()
 		if err := c.reconcile(ctx); err != nil && ctx.Err() == nil {
 			c.cfg.Log.Warn("reconciling container fleets", "err", err)
 		}
@@ -188,6 +193,7 @@ func (c *Controller) Run(ctx context.Context) error {
 			return nil
 		case <-tick.C:
 		case <-c.kick:
+		case <-changed:
 		}
 	}
 }

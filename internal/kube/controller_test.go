@@ -33,7 +33,7 @@ func TestMain(m *testing.M) {
 }
 
 // freePort is a TCP port free on 127.0.0.1 now.
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -46,7 +46,7 @@ func freePort(t *testing.T) int {
 // world is a real API server (with the test as scheduler and kubelets),
 // an Anylift server, and the controller between them.
 type world struct {
-	t       *testing.T
+	t       testing.TB
 	cluster *kubetest.Cluster
 	ns      string
 	api     *apitest.Env
@@ -54,7 +54,7 @@ type world struct {
 	kubelet *kubelet
 }
 
-func newWorld(t *testing.T, cluster *kubetest.Cluster, opts ...apitest.Option) *world {
+func newWorld(t testing.TB, cluster *kubetest.Cluster, opts ...apitest.Option) *world {
 	w := &world{t: t, cluster: cluster, ns: cluster.Namespace(t)}
 	w.api = apitest.Start(t, opts...)
 	w.gl = w.api.Client()

@@ -42,7 +42,7 @@ import (
 //   - A pod being deleted has its program stopped (SIGTERM, as a kubelet
 //     sends it) and its forwarders closed, and is then removed.
 type kubelet struct {
-	t   *testing.T
+	t   testing.TB
 	cs  kubernetes.Interface
 	ns  string
 	bin string
@@ -66,7 +66,7 @@ type fakePod struct {
 }
 
 // startKubelet runs the kubelet over namespace ns until the test ends.
-func startKubelet(t *testing.T, cs kubernetes.Interface, ns, bin string) *kubelet {
+func startKubelet(t testing.TB, cs kubernetes.Interface, ns, bin string) *kubelet {
 	k := &kubelet{t: t, cs: cs, ns: ns, bin: bin, pods: map[string]*fakePod{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	f := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace(ns))

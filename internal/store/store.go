@@ -50,6 +50,7 @@ type Tx interface {
 	NodeTx
 	MatchmakerTx
 	ContainerGroupTx
+	ScalingPolicyTx
 }
 
 // Page asks for one page of a list: at most Limit items after the opaque

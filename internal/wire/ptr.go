@@ -15,6 +15,9 @@ func Int32(i int) *int32 { v := int32(i); return &v }
 // Int64 returns a pointer to i.
 func Int64(i int64) *int64 { return &i }
 
+// Float64 returns a pointer to f.
+func Float64(f float64) *float64 { return &f }
+
 // Bool returns a pointer to b.
 func Bool(b bool) *bool { return &b }
 

@@ -565,6 +565,23 @@ def container_group_definitions(gl, c):
         FleetId=state["fleet"], DesiredInstances=2, MaxSize=4))
     c.run("DescribeFleetCapacity of a container fleet", lambda: expect(gl.describe_fleet_capacity(
         FleetIds=[state["fleet"]])["FleetCapacity"][0]["InstanceCounts"]["DESIRED"] == 2, "desired"))
+    c.run("PutScalingPolicy, a 20% buffer", lambda: expect(gl.put_scaling_policy(
+        FleetId=state["fleet"], Name="buffer", PolicyType="TargetBased", MetricName="PercentAvailableGameSessions",
+        TargetConfiguration={"TargetValue": 20})["Name"] == "buffer", "name"))
+    c.run("PutScalingPolicy, a second target-based policy -> InvalidRequestException", lambda: raises(
+        gl, "InvalidRequestException", gl.put_scaling_policy, FleetId=state["fleet"], Name="other", PolicyType="TargetBased",
+        MetricName="PercentAvailableGameSessions", TargetConfiguration={"TargetValue": 10}))
+    c.run("DescribeScalingPolicies paginator", lambda: expect([
+        (p["Name"], p["Status"], p["TargetConfiguration"]["TargetValue"], p["Location"])
+        for page in gl.get_paginator("describe_scaling_policies").paginate(FleetId=state["fleet"])
+        for p in page["ScalingPolicies"]] == [("buffer", "ACTIVE", 20.0, "us-west-2")], "policies"))
+    c.run("StopFleetActions shows in the fleet's attributes", lambda: (
+        gl.stop_fleet_actions(FleetId=state["fleet"], Actions=["AUTO_SCALING"]),
+        expect(gl.describe_fleet_attributes(FleetIds=[state["fleet"]])["FleetAttributes"][0].get("StoppedActions") == ["AUTO_SCALING"], "stopped")))
+    c.run("StartFleetActions", lambda: gl.start_fleet_actions(FleetId=state["fleet"], Actions=["AUTO_SCALING"]))
+    c.run("DeleteScalingPolicy", lambda: gl.delete_scaling_policy(FleetId=state["fleet"], Name="buffer"))
+    c.run("DeleteScalingPolicy again -> NotFoundException", lambda: raises(
+        gl, "NotFoundException", gl.delete_scaling_policy, FleetId=state["fleet"], Name="buffer"))
     c.run("ListContainerFleets paginator by definition", lambda: expect([
         f["FleetId"] for page in gl.get_paginator("list_container_fleets").paginate(ContainerGroupDefinitionName="e2e-group")
         for f in page["ContainerFleets"]] == [state["fleet"]], "listed"))

@@ -246,6 +246,12 @@ cli "create-container-group-definition" "READY" -- create-container-group-defini
   --operating-system AMAZON_LINUX_2023 --total-memory-limit-mebibytes 512 --total-vcpu-limit 0.25 \
   --game-server-container-definition 'ContainerName=game,ImageUri=registry.example/game:1,ServerSdkVersion=5.2.0,PortConfiguration={ContainerPortRanges=[{FromPort=7777,ToPort=7777,Protocol=UDP}]}'
 cli "list-container-group-definitions" "e2e-cli-group" -- list-container-group-definitions
+cfleet=$(aws --endpoint-url "$endpoint" --output text gamelift create-container-fleet --fleet-role-arn arn:aws:iam::123456789012:role/e2e \
+  --game-server-container-group-definition-name e2e-cli-group --query ContainerFleet.FleetId 2>&1) || true
+cli "put-scaling-policy" "buffer" -- put-scaling-policy --fleet-id "$cfleet" --name buffer --policy-type TargetBased \
+  --metric-name PercentAvailableGameSessions --target-configuration TargetValue=20
+cli "describe-scaling-policies" "PercentAvailableGameSessions" -- describe-scaling-policies --fleet-id "$cfleet"
+cli "delete-container-fleet" "" -- delete-container-fleet --fleet-id "$cfleet"
 cli "delete-container-group-definition" "" -- delete-container-group-definition --name e2e-cli-group
 cli_error "describe-container-group-definition (deleted)" NotFoundException -- describe-container-group-definition --name e2e-cli-group
 cli_error "create-location (duplicate)" ConflictException -- create-location --location-name custom-e2e

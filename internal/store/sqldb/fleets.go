@@ -106,6 +106,9 @@ func (t *Tx) DeleteFleet(id string) error {
 	if _, err = t.exec(`DELETE FROM fleet_container_groups WHERE fleet_id = ?`, id); err != nil {
 		return err
 	}
+	if _, err = t.exec(`DELETE FROM scaling_policies WHERE fleet_id = ?`, id); err != nil {
+		return err
+	}
 	if err := t.DropFleetOwner(id); err != nil {
 		return err
 	}
