@@ -87,6 +87,14 @@ func (h *outboxHorizon) settle(t *Tx) (int64, error) {
 }
 
 func (h *outboxHorizon) settleLocked(t *Tx) (int64, error) {
+	if t.appending {
+		// This transaction holds the append lock, and its own seqs are
+		// not committed: the holders query cannot see it (it leaves out
+		// the reader's own connection), so any horizon taken here could
+		// pass them, and readers elsewhere would skip them once they
+		// commit. It reads up to the horizon as it stands.
+		return h.settled, nil
+	}
 	if h.pending {
 		var n int
 		if err := t.queryRow(stillHeldQuery, h.key, h.holders).Scan(&n); err != nil {
@@ -142,7 +150,9 @@ func (h *outboxHorizon) end(t *Tx) (int64, error) {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if last > h.settled && !h.pending {
+	if last > h.settled && !h.pending && !t.appending {
+		// (A transaction that appended holds seqs not yet committed: it
+		// may start a reader of its own at last, but settles nothing.)
 		h.settled = last
 	}
 	return last, nil

@@ -231,3 +231,56 @@ func TestOutboxLateCommitIsNotSkipped(t *testing.T) {
 		}
 	})
 }
+
+// A transaction that appended and then reads the outbox (the webhook
+// deliverer's, say, or a job of the same grouped batch) must not settle
+// the horizon past its own seqs, which are not committed yet: a reader
+// elsewhere would read the later seqs of others and skip its own when
+// they commit. PostgreSQL only.
+func TestOutboxReadInsideAnAppenderSettlesNotItsOwnSeqs(t *testing.T) {
+	Each(t, func(t *testing.T, st store.Store) {
+		if d, ok := st.(*sqldb.DB); !ok || d.Dialect() != "postgres" || d.Grouped() {
+			t.Skip("one writer, or one transaction at a time")
+		}
+		ctx := context.Background()
+		note := func(id string) *game.Notification {
+			return &game.Notification{ID: id, Time: time.UnixMilli(1767225600000).UTC(), Type: "x", Resource: "r", Envelope: []byte("{}")}
+		}
+		var start int64
+		View(t, st, func(tx store.Tx) (err error) { start, err = tx.LastNotificationSeq(); return err })
+		appended, laterDone, read, release, done := make(chan struct{}), make(chan struct{}), make(chan struct{}), make(chan struct{}), make(chan error)
+		go func() {
+			done <- st.Update(ctx, func(tx store.Tx) error {
+				if err := tx.AppendNotification(note("own")); err != nil {
+					return err
+				}
+				close(appended)
+				<-laterDone
+				// Read with the own seq in flight, and a later one committed.
+				_, err := tx.ListNotifications(start, 100)
+				close(read)
+				<-release
+				return err
+			})
+		}()
+		<-appended
+		Update(t, st, func(tx store.Tx) error { return tx.AppendNotification(note("later")) })
+		close(laterDone)
+		<-read
+		var got []string
+		View(t, st, func(tx store.Tx) error {
+			page, err := tx.ListNotifications(start, 100)
+			for _, n := range page {
+				got = append(got, n.ID)
+			}
+			return err
+		})
+		close(release)
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 0 {
+			t.Fatalf("a reader read %v while the seq before them was in flight, and would skip it", got)
+		}
+	})
+}
