@@ -740,23 +740,71 @@ func (s *Service) RemoveIdleContainerCompute(ctx context.Context, fleetID, name 
 	return removed, err
 }
 
-// ContainerGroupCrashed records that a game server container group
-// stopped of itself (GAME_SERVER_CONTAINER_GROUP_CRASHED, with reason) and
-// deregisters it.
-func (s *Service) ContainerGroupCrashed(ctx context.Context, fleetID, name, reason string) error {
-	return s.update(ctx, func(tx store.Tx) error {
-		if _, err := tx.GetFleet(fleetID); game.IsKind(err, game.NotFound) {
+// ContainerGroupStopped records why a game server container group stopped,
+// or is being taken away by its cluster (the event code and message the
+// caller chose), ends what is left of its server processes (a node cut off
+// from its cluster may still reach Anylift: nothing more is placed there)
+// and deregisters it: the sessions it hosted end, its auth tokens go. An
+// INSTANCE_* event names the group's instance, the others the group. A
+// group already deregistered is left alone, event included, so that a
+// cause seen twice is recorded once.
+func (s *Service) ContainerGroupStopped(ctx context.Context, fleetID, name, code, message string) error {
+	var ended []*game.Process
+	err := s.update(ctx, func(tx store.Tx) error {
+		ended = nil
+		c, err := tx.GetCompute(fleetID, name)
+		if game.IsKind(err, game.NotFound) {
 			return nil
 		} else if err != nil {
 			return err
 		}
-		if err := s.recordEvent(tx, fleetID, name, wire.EventCodeGameServerContainerGroupCrashed,
-			fmt.Sprintf("Game server container group %s stopped: %s.", name, reason)); err != nil {
+		resource := name
+		switch code {
+		case wire.EventCodeInstanceInterrupted, wire.EventCodeInstanceRecycled, wire.EventCodeInstanceReplacedUnhealthy:
+			resource = c.InstanceID
+		}
+		if err := s.recordEvent(tx, fleetID, resource, code, message); err != nil {
 			return err
 		}
-		if err := s.deregister(tx, fleetID, name); err != nil && !game.IsKind(err, game.NotFound) {
+		if ended, err = liveProcessesOn(tx, fleetID, name); err != nil {
 			return err
 		}
-		return nil
+		for _, p := range ended {
+			if err := s.endProcess(tx, p, game.SessionTerminated, game.ReasonInterrupted, "", ""); err != nil {
+				return err
+			}
+			if err := tx.PutProcess(p); err != nil {
+				return err
+			}
+		}
+		return s.deregister(tx, fleetID, name)
 	})
+	if err != nil {
+		return err
+	}
+	for _, p := range ended {
+		s.forget(refOf(p))
+	}
+	return nil
+}
+
+// liveProcessesOn lists the server processes of a compute not yet ended.
+func liveProcessesOn(tx store.Tx, fleetID, computeName string) ([]*game.Process, error) {
+	var out []*game.Process
+	page := store.Page{Limit: 1000}
+	for {
+		list, next, err := tx.ListProcesses(fleetID, "", page)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range list {
+			if p.ComputeName == computeName && p.Status != game.ProcessTerminated {
+				out = append(out, p)
+			}
+		}
+		if next == "" {
+			return out, nil
+		}
+		page.Token = next
+	}
 }

@@ -18,8 +18,9 @@
 // and whenever a pod of a fleet changes; it creates the missing groups,
 // removes surplus ones that host no game session (never one that does),
 // replaces idle groups of an older definition version, replaces pods that
-// failed (recording GAME_SERVER_CONTAINER_GROUP_CRASHED), and deregisters
-// groups whose pod is gone.
+// failed or that the cluster takes away (a node lost, shut down, drained
+// or short of memory: the fleet event GameLift records for each, see
+// cause), and deregisters groups whose pod is gone.
 package kube
 
 import (
@@ -44,6 +45,7 @@ import (
 
 	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/wire"
 )
 
 // Labels of the objects the controller makes.
@@ -121,6 +123,15 @@ type Controller struct {
 	expected map[string]expectation
 	// running remembers the address each pod was reported running at.
 	running map[string]string
+	// gone holds the last state of pods deleted by others, as the
+	// informer reported them, for the reconciliation that finds their
+	// group without a pod: what it says decides the event.
+	gone map[string]*corev1.Pod
+	// missing holds the groups found without a pod, and without a
+	// deletion seen, at the last reconciliation: the informer updates
+	// its cache before it reports a deletion, so such a group is
+	// deregistered only when the next reconciliation still finds it so.
+	missing map[string]bool
 }
 
 // expectation is a pod created (with its place) or deleted, not yet seen
@@ -142,7 +153,8 @@ func New(cfg Config) *Controller {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Controller{cfg: cfg, kick: make(chan struct{}, 1), expected: map[string]expectation{}, running: map[string]string{}}
+	return &Controller{cfg: cfg, kick: make(chan struct{}, 1), expected: map[string]expectation{}, running: map[string]string{},
+		gone: map[string]*corev1.Pod{}, missing: map[string]bool{}}
 }
 
 // Run watches the namespace's pods and config maps of fleets and
@@ -206,11 +218,15 @@ func (c *Controller) seen(obj any, present bool) {
 	}
 	if p, ok := obj.(*corev1.Pod); ok {
 		c.mu.Lock()
-		if want, ok := c.expected[p.Name]; ok && want.created == present {
+		want, expected := c.expected[p.Name]
+		if expected && want.created == present {
 			delete(c.expected, p.Name)
 		}
 		if !present {
 			delete(c.running, p.Name)
+			if !expected || want.created {
+				c.gone[p.Name] = p
+			}
 		}
 		c.mu.Unlock()
 	}
@@ -228,13 +244,28 @@ func (c *Controller) reconcile(ctx context.Context) error {
 		return err
 	}
 	live := map[string]bool{}
+	known := map[string]bool{}
+	missing := map[string]bool{}
 	var errs []error
 	for _, r := range runs {
 		live[r.Fleet.ID] = true
-		if err := c.reconcileFleet(ctx, r); err != nil {
+		for name := range r.Computes {
+			known[name] = true
+		}
+		if err := c.reconcileFleet(ctx, r, missing); err != nil {
 			errs = append(errs, fmt.Errorf("fleet %s: %w", r.Fleet.ID, err))
 		}
 	}
+	// What was deleted and is no group (any more) is of no use: a group
+	// deregistered this time goes from the next.
+	c.mu.Lock()
+	for name := range c.gone {
+		if !known[name] {
+			delete(c.gone, name)
+		}
+	}
+	c.missing = missing
+	c.mu.Unlock()
 	owners, err := c.configs.List(labels.Everything())
 	if err != nil {
 		return err
@@ -256,8 +287,9 @@ type group struct {
 	outdated       bool
 }
 
-// reconcileFleet brings one fleet's pods in line.
-func (c *Controller) reconcileFleet(ctx context.Context, r *control.ContainerFleetRun) error {
+// reconcileFleet brings one fleet's pods in line. It adds to missing the
+// groups it finds without a pod and without a deletion seen.
+func (c *Controller) reconcileFleet(ctx context.Context, r *control.ContainerFleetRun, missing map[string]bool) error {
 	f := r.Fleet
 	owner, err := c.owner(ctx, f)
 	if err != nil {
@@ -273,19 +305,38 @@ func (c *Controller) reconcileFleet(ctx context.Context, r *control.ContainerFle
 	c.mu.Lock()
 	pending := map[string]expectation{}
 	for name, e := range c.expected {
-		if e.fleet == f.ID {
+		if e.fleet == f.ID || !e.created {
 			pending[name] = e
+		}
+	}
+	wasMissing := map[string]bool{}
+	gone := map[string]*corev1.Pod{}
+	for name := range r.Computes {
+		wasMissing[name] = c.missing[name]
+		if p := c.gone[name]; p != nil {
+			gone[name] = p
 		}
 	}
 	c.mu.Unlock()
 	var errs []error
 	for _, p := range pods {
 		podNames[p.Name] = true
-		if e, ok := pending[p.Name]; (ok && !e.created) || p.DeletionTimestamp != nil {
-			continue // being deleted
+		if e, ok := pending[p.Name]; ok && !e.created {
+			continue // being deleted by the controller
+		}
+		if p.DeletionTimestamp != nil {
+			// Being deleted by another: when the cluster says why (its
+			// node lost, drained), the group is deregistered now, its
+			// sessions ended, rather than when the pod is gone, which on
+			// a lost node may take long. It is replaced meanwhile.
+			if code, why := cause(p); code != "" && r.Computes[p.Name] != nil {
+				errs = append(errs, c.stopped(ctx, f.ID, p, code, why, false))
+			}
+			continue
 		}
 		if p.Status.Phase == corev1.PodFailed || p.Status.Phase == corev1.PodSucceeded {
-			errs = append(errs, c.crashed(ctx, f.ID, p))
+			code, why := cause(p)
+			errs = append(errs, c.stopped(ctx, f.ID, p, code, why, true))
 			continue
 		}
 		if r.Computes[p.Name] == nil {
@@ -312,12 +363,24 @@ func (c *Controller) reconcileFleet(ctx context.Context, r *control.ContainerFle
 			taken[[2]int{e.instance, e.slot}] = true
 		}
 	}
-	// Computes whose pod is gone: deregistered (their sessions end), their
-	// Secret deleted.
+	// Computes whose pod is gone: deregistered (their sessions end), with
+	// the event its last state calls for, their Secret deleted.
 	for name := range r.Computes {
-		if _, ok := pending[name]; !podNames[name] && !ok {
-			errs = append(errs, c.cfg.Service.RemoveContainerCompute(ctx, f.ID, name), c.deleteSecret(ctx, name))
+		if _, ok := pending[name]; podNames[name] || ok {
+			continue
 		}
+		p := gone[name]
+		if p == nil && !wasMissing[name] {
+			missing[name] = true // perhaps a deletion not reported yet
+			continue
+		}
+		if p != nil {
+			if code, why := cause(p); code != "" {
+				errs = append(errs, c.stopped(ctx, f.ID, p, code, why, false))
+				continue
+			}
+		}
+		errs = append(errs, c.cfg.Service.RemoveContainerCompute(ctx, f.ID, name), c.deleteSecret(ctx, name))
 	}
 
 	want := 0
@@ -428,17 +491,24 @@ func (c *Controller) reportRunning(ctx context.Context, fleetID string, p *corev
 	return nil
 }
 
-// crashed handles a pod that stopped of itself: the event, the compute,
-// the pod (a replacement follows as a missing group).
-func (c *Controller) crashed(ctx context.Context, fleetID string, p *corev1.Pod) error {
-	reason := string(p.Status.Phase)
-	if p.Status.Reason != "" {
-		reason += " (" + p.Status.Reason + ")"
+// stopped handles a group whose pod stopped or is taken away: the event
+// (code and why from cause; GAME_SERVER_CONTAINER_GROUP_CRASHED when
+// code is ""), the compute deregistered, the Secret deleted, and the pod
+// too when remove says so (a replacement follows as a missing group).
+func (c *Controller) stopped(ctx context.Context, fleetID string, p *corev1.Pod, code, why string, remove bool) error {
+	instance := fleetID + "-" + p.Labels[LabelInstance]
+	msg := stopMessage(p, instance, code, why)
+	if code == "" {
+		code = wire.EventCodeGameServerContainerGroupCrashed
 	}
-	if err := c.cfg.Service.ContainerGroupCrashed(ctx, fleetID, p.Name, "pod "+p.Name+" "+reason); err != nil {
+	if err := c.cfg.Service.ContainerGroupStopped(ctx, fleetID, p.Name, code, msg); err != nil {
 		return err
 	}
-	return c.removePod(ctx, p.Name)
+	c.cfg.Log.Info("game server container group stopped", "fleet", fleetID, "group", p.Name, "event", code, "message", msg)
+	if remove {
+		return c.removePod(ctx, p.Name)
+	}
+	return c.deleteSecret(ctx, p.Name)
 }
 
 // removePod deletes a group's pod and its Secret.
@@ -476,7 +546,11 @@ func (c *Controller) owner(ctx context.Context, f *game.Fleet) (*corev1.ConfigMa
 	}
 	got, err := c.cfg.Client.CoreV1().ConfigMaps(c.cfg.Namespace).Create(ctx, cm, metav1.CreateOptions{})
 	if apierrors.IsAlreadyExists(err) {
-		return c.cfg.Client.CoreV1().ConfigMaps(c.cfg.Namespace).Get(ctx, f.ID, metav1.GetOptions{})
+		// Made moments ago and not in the cache yet (the next
+		// reconciliation finds it there), or made by another without
+		// the label: either way, not read here, which would take a
+		// right the controller otherwise does without.
+		return nil, fmt.Errorf("config map %s exists and is not labelled %s=%s, or not seen yet", f.ID, LabelFleet, f.ID)
 	}
 	return got, err
 }

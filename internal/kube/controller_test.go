@@ -82,9 +82,20 @@ func (w *world) pods(fleet string) []corev1.Pod {
 	return list.Items
 }
 
+// livePods are the fleet's pods not being deleted.
+func (w *world) livePods(fleet string) []corev1.Pod {
+	var live []corev1.Pod
+	for _, p := range w.pods(fleet) {
+		if p.DeletionTimestamp == nil {
+			live = append(live, p)
+		}
+	}
+	return live
+}
+
 // groups waits until the fleet has n ACTIVE game server container groups
 // hosting sessions and m IDLE ones, with as many server processes ready
-// or busy and n+m pods.
+// or busy and n+m pods (not counting pods being deleted).
 func (w *world) groups(fleet string, active, idle int) {
 	w.t.Helper()
 	exectest.Eventually(w.t, fmt.Sprintf("%d busy and %d idle groups", active, idle), 60*time.Second, func() (bool, string) {
@@ -98,7 +109,7 @@ func (w *world) groups(fleet string, active, idle int) {
 		}
 		g := c.FleetCapacity[0].GameServerContainerGroupCounts
 		procs := aws.ToInt32(u.FleetUtilization[0].ActiveServerProcessCount)
-		pods := len(w.pods(fleet))
+		pods := len(w.livePods(fleet))
 		return aws.ToInt32(g.ACTIVE) == int32(active) && aws.ToInt32(g.IDLE) == int32(idle) && aws.ToInt32(g.PENDING) == 0 &&
 				int(procs) == active+idle && pods == active+idle,
 			fmt.Sprintf("groups %d busy %d idle %d pending, %d processes, %d pods", aws.ToInt32(g.ACTIVE), aws.ToInt32(g.IDLE), aws.ToInt32(g.PENDING), procs, pods)
@@ -241,7 +252,9 @@ func TestControllerRunsFleet(t *testing.T) {
 				t.Fatal(err)
 			}
 			failed := pods[1]
-			failed.Status.Phase, failed.Status.Reason = corev1.PodFailed, "Evicted"
+			// A reason no part of the cluster gives when it takes a pod
+			// away: the group crashed.
+			failed.Status.Phase, failed.Status.Reason = corev1.PodFailed, "UnexpectedAdmissionError"
 			if _, err := cluster.Client.CoreV1().Pods(w.ns).UpdateStatus(ctx, &failed, metav1.UpdateOptions{}); err != nil {
 				t.Fatal(err)
 			}

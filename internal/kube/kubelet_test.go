@@ -30,7 +30,8 @@ import (
 // a pod's game server container is the chat example run as a process.
 //
 //   - A new pod is bound to the node of its instance (node-<n>, at
-//     127.0.0.<10+n>).
+//     127.0.0.<10+n>; once that node is lost, node-<n>-<g>, at
+//     127.0.<10+g>.<10+n>).
 //   - A bound pod gets an address of its own (127.0.1.<k>); its game
 //     server container's program starts with the container's environment,
 //     resolved as a kubelet resolves it (Secret references read from the
@@ -40,7 +41,11 @@ import (
 //   - A program that exits is started again (restartPolicy Always), with
 //     the container's restart count raised.
 //   - A pod being deleted has its program stopped (SIGTERM, as a kubelet
-//     sends it) and its forwarders closed, and is then removed.
+//     sends it) and its forwarders closed, and is then removed; so does
+//     a pod reported Failed, which stays.
+//   - A node lost (lose) has no kubelet any more: its pods' programs run
+//     on (the node is cut off, not stopped), and nothing of theirs is
+//     reported or removed.
 type kubelet struct {
 	t   testing.TB
 	cs  kubernetes.Interface
@@ -51,6 +56,11 @@ type kubelet struct {
 	pods   map[string]*fakePod
 	nextIP int
 	closed bool
+	// nodes are the nodes made, by name, with their addresses; lost the
+	// nodes cut off; gen counts, per instance, the nodes lost.
+	nodes map[string]string
+	lost  map[string]bool
+	gen   map[int]int
 }
 
 type fakePod struct {
@@ -67,7 +77,7 @@ type fakePod struct {
 
 // startKubelet runs the kubelet over namespace ns until the test ends.
 func startKubelet(t testing.TB, cs kubernetes.Interface, ns, bin string) *kubelet {
-	k := &kubelet{t: t, cs: cs, ns: ns, bin: bin, pods: map[string]*fakePod{}}
+	k := &kubelet{t: t, cs: cs, ns: ns, bin: bin, pods: map[string]*fakePod{}, nodes: map[string]string{}, lost: map[string]bool{}, gen: map[int]int{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	f := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace(ns))
 	inf := f.Core().V1().Pods().Informer()
@@ -100,9 +110,16 @@ func startKubelet(t testing.TB, cs kubernetes.Interface, ns, bin string) *kubele
 // node is the node of instance n, made the first time.
 func (k *kubelet) node(ctx context.Context, instance string) (string, error) {
 	n, _ := strconv.Atoi(instance)
-	name := fmt.Sprintf("node-%d", n)
+	k.mu.Lock()
+	g := k.gen[n]
+	name, ip := fmt.Sprintf("node-%d", n), hostIP(n)
+	if g > 0 {
+		name, ip = fmt.Sprintf("node-%d-%d", n, g), fmt.Sprintf("127.0.%d.%d", 10+g, 10+n)
+	}
+	k.nodes[name] = ip
+	k.mu.Unlock()
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name},
-		Status: corev1.NodeStatus{Addresses: []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: hostIP(n)}}}}
+		Status: corev1.NodeStatus{Addresses: []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: ip}}}}
 	if _, err := k.cs.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return "", err
 	}
@@ -111,6 +128,17 @@ func (k *kubelet) node(ctx context.Context, instance string) (string, error) {
 
 func hostIP(instance int) string { return fmt.Sprintf("127.0.0.%d", 10+instance) }
 
+// lose cuts node off: its kubelet does nothing more, and the pods of its
+// instance go to another node from now on.
+func (k *kubelet) lose(node string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.lost[node] = true
+	var n int
+	fmt.Sscanf(node, "node-%d", &n)
+	k.gen[n]++
+}
+
 func (k *kubelet) handle(ctx context.Context, p *corev1.Pod) {
 	if err := k.step(ctx, p); err != nil && ctx.Err() == nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 		k.t.Errorf("kubelet, pod %s: %v", p.Name, err)
@@ -118,6 +146,12 @@ func (k *kubelet) handle(ctx context.Context, p *corev1.Pod) {
 }
 
 func (k *kubelet) step(ctx context.Context, p *corev1.Pod) error {
+	k.mu.Lock()
+	lost := k.lost[p.Spec.NodeName]
+	k.mu.Unlock()
+	if lost {
+		return nil
+	}
 	if p.DeletionTimestamp != nil {
 		k.stop(p.Name)
 		return k.cs.CoreV1().Pods(k.ns).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})
@@ -131,14 +165,14 @@ func (k *kubelet) step(ctx context.Context, p *corev1.Pod) error {
 			Target: corev1.ObjectReference{Kind: "Node", Name: node}}, metav1.CreateOptions{})
 	}
 	if p.Status.Phase == corev1.PodFailed {
+		k.stop(p.Name)
 		return nil
 	}
 	k.mu.Lock()
 	fp, ok := k.pods[p.Name]
 	if !ok {
-		instance, _ := strconv.Atoi(p.Labels[kube.LabelInstance])
 		k.nextIP++
-		fp = &fakePod{name: p.Name, hostIP: hostIP(instance), podIP: fmt.Sprintf("127.0.1.%d", k.nextIP), out: &exectest.SyncBuffer{}}
+		fp = &fakePod{name: p.Name, hostIP: k.nodes[p.Spec.NodeName], podIP: fmt.Sprintf("127.0.1.%d", k.nextIP), out: &exectest.SyncBuffer{}}
 		k.pods[p.Name] = fp
 	}
 	k.mu.Unlock()

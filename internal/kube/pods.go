@@ -51,8 +51,10 @@ func (c *Controller) createGroup(ctx context.Context, r *control.ContainerFleetR
 		c.mu.Unlock()
 		return errors.Join(err, c.cfg.Service.RemoveContainerCompute(ctx, f.ID, name))
 	}
-	ref := metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: owner.Name, UID: owner.UID,
-		Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}
+	// No BlockOwnerDeletion: the controller removes the ConfigMap last
+	// itself, and a cluster that enforces owner reference permissions
+	// would want a right on the ConfigMap's finalizers for it.
+	ref := metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: owner.Name, UID: owner.UID, Controller: ptr.To(true)}
 	labels := map[string]string{
 		LabelFleet: f.ID, LabelGroup: r.GameServer.Name, LabelGroupVersion: strconv.Itoa(r.GameServer.Version),
 		LabelInstance: strconv.Itoa(instance), LabelSlot: strconv.Itoa(slot),

@@ -14,9 +14,12 @@
 package kubetest
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -69,14 +72,50 @@ type Cluster struct {
 	Client kubernetes.Interface
 	// Kubeconfig is a kubeconfig file for the administrator.
 	Kubeconfig string
+
+	auditLog string
+}
+
+// Option changes how Start runs the API server.
+type Option func(t testing.TB, env *envtest.Environment, c *Cluster)
+
+// Audited has the API server write every request it answers to an audit
+// log, which Cluster.Audit reads.
+func Audited() Option {
+	return func(t testing.TB, env *envtest.Environment, c *Cluster) {
+		dir := t.TempDir()
+		policy := filepath.Join(dir, "audit-policy.yaml")
+		const text = "apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n- level: Metadata\n"
+		if err := os.WriteFile(policy, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		c.auditLog = filepath.Join(dir, "audit.log")
+		args := env.ControlPlane.GetAPIServer().Configure()
+		args.Set("audit-policy-file", policy)
+		args.Set("audit-log-path", c.auditLog)
+		args.Set("audit-log-format", "json")
+		args.Set("audit-log-mode", "blocking")
+	}
+}
+
+// AdmissionPlugins enables admission plugins beyond the API server's
+// default ones.
+func AdmissionPlugins(names ...string) Option {
+	return func(t testing.TB, env *envtest.Environment, c *Cluster) {
+		env.ControlPlane.GetAPIServer().Configure().Set("enable-admission-plugins", strings.Join(names, ","))
+	}
 }
 
 // Start starts etcd and kube-apiserver for t and stops them at cleanup.
-func Start(t testing.TB) *Cluster {
+func Start(t testing.TB, opts ...Option) *Cluster {
 	t.Helper()
 	env := &envtest.Environment{
 		BinaryAssetsDirectory:    Assets(t),
 		ControlPlaneStartTimeout: 2 * time.Minute, // a loaded 2-core machine
+	}
+	c := &Cluster{}
+	for _, o := range opts {
+		o(t, env, c)
 	}
 	cfg, err := env.Start()
 	if err != nil {
@@ -95,7 +134,73 @@ func Start(t testing.TB) *Cluster {
 	if err := os.WriteFile(kubeconfig, env.KubeConfig, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return &Cluster{Config: cfg, Client: cs, Kubeconfig: kubeconfig}
+	c.Config, c.Client, c.Kubeconfig = cfg, cs, kubeconfig
+	return c
+}
+
+// AuditEvent is a request the API server answered, as its audit log
+// records it.
+type AuditEvent struct {
+	User        string
+	Verb        string
+	APIGroup    string
+	Resource    string
+	Subresource string
+	Namespace   string
+	Name        string
+	Code        int
+}
+
+// Audit returns the requests answered so far (the cluster must have been
+// started Audited). A watch counts once, when its answer starts (or when
+// it is refused).
+func (c *Cluster) Audit(t testing.TB) []AuditEvent {
+	t.Helper()
+	if c.auditLog == "" {
+		t.Fatal("kubetest: the cluster was not started Audited")
+	}
+	f, err := os.Open(c.auditLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []AuditEvent
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		var e struct {
+			Stage string
+			Verb  string
+			User  struct{ Username string }
+			// ImpersonatedUser is who a request acted as, when it did.
+			ImpersonatedUser *struct{ Username string }
+			ObjectRef        *struct {
+				Resource, Namespace, Name, APIGroup, Subresource string
+			}
+			ResponseStatus *struct{ Code int }
+		}
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatalf("audit log: %v", err)
+		}
+		if e.Stage == "ResponseComplete" && e.Verb == "watch" && e.ResponseStatus != nil && e.ResponseStatus.Code < 400 {
+			continue // counted when it started
+		}
+		a := AuditEvent{User: e.User.Username, Verb: e.Verb}
+		if e.ImpersonatedUser != nil {
+			a.User = e.ImpersonatedUser.Username
+		}
+		if r := e.ObjectRef; r != nil {
+			a.APIGroup, a.Resource, a.Subresource, a.Namespace, a.Name = r.APIGroup, r.Resource, r.Subresource, r.Namespace, r.Name
+		}
+		if e.ResponseStatus != nil {
+			a.Code = e.ResponseStatus.Code
+		}
+		out = append(out, a)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // Namespace creates a namespace of its own for t, with the "default"

@@ -31,7 +31,8 @@ func schema(t *testing.T) string {
 }
 
 // A node whose database has gone (here: its schema was dropped) answers
-// 503 on /healthz and refuses API calls with 503 rather than answering.
+// 503 on /healthz and refuses API calls with 503 rather than answering;
+// /livez still answers 200.
 func TestNodeWithoutItsDatabaseRefusesTraffic(t *testing.T) {
 	dsn := schema(t)
 	env := apitest.Start(t, apitest.WithPostgres(dsn))
@@ -67,6 +68,12 @@ func TestNodeWithoutItsDatabaseRefusesTraffic(t *testing.T) {
 	env.Server.Service().Sweep(context.Background()) // the heartbeat fails
 	if resp, err := http.Get(env.URL + "/readyz"); err != nil || resp.StatusCode != http.StatusServiceUnavailable {
 		t.Errorf("/readyz after a failed heartbeat: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	// Alive all the same: a liveness probe does not restart it.
+	if resp, err := http.Get(env.URL + "/livez"); err != nil || resp.StatusCode != http.StatusOK {
+		t.Errorf("/livez without a database: %v %v", resp, err)
 	} else {
 		resp.Body.Close()
 	}

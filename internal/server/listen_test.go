@@ -34,10 +34,10 @@ func TestBusyPortSaysWhatToDo(t *testing.T) {
 }
 
 // TestReadyz: a node that serves answers /readyz 200 "ready" beside
-// /healthz's "ok".
+// /healthz's "ok" and /livez's "alive".
 func TestReadyz(t *testing.T) {
 	env := apitest.Start(t)
-	for path, want := range map[string]string{"/healthz": "ok\n", "/readyz": "ready\n"} {
+	for path, want := range map[string]string{"/healthz": "ok\n", "/readyz": "ready\n", "/livez": "alive\n"} {
 		resp, err := http.Get(env.URL + path)
 		if err != nil {
 			t.Fatal(err)

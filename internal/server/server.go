@@ -445,6 +445,7 @@ func storeName(cfg Config) string {
 
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
+	mux.HandleFunc("GET /livez", livez)
 	mux.HandleFunc("GET /healthz", s.healthz)
 	mux.HandleFunc("GET /readyz", s.readyz)
 	mux.Handle("GET /events", longLived(s.events.Handler()))
@@ -463,6 +464,14 @@ func (s *Server) routes() http.Handler {
 		http.NotFound(w, r)
 	})
 	return mux
+}
+
+// livez answers 200 whenever the server answers at all: a liveness probe
+// that restarts a node only when it is stuck, never because its database
+// is away (restarting would not bring it back) or because it drains.
+func livez(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Write([]byte("alive\n"))
 }
 
 // healthz answers 200 while the node can read its database and is not
