@@ -237,9 +237,10 @@ func TestControllerRunsFleet(t *testing.T) {
 			busy := w.pods(fleet)[0].Name
 			player.Close() // the last player leaves: the session ends, the program exits
 			w.groups(fleet, 0, 0)
-			if len(w.pods(fleet)) != 0 {
-				t.Fatalf("pods left after the busy one ended: %v", w.pods(fleet))
-			}
+			exectest.Eventually(t, "no pods left after the busy one ended", 30*time.Second, func() (bool, string) {
+				left := w.pods(fleet)
+				return len(left) == 0, fmt.Sprintf("%d pods", len(left))
+			})
 			if _, err := w.gl.DescribeCompute(ctx, &gamelift.DescribeComputeInput{FleetId: aws.String(fleet), ComputeName: aws.String(busy)}); err == nil {
 				t.Errorf("the removed group %s is still a compute", busy)
 			}

@@ -2,6 +2,7 @@ package kube_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/anylift/anylift/internal/apitest"
 	"github.com/anylift/anylift/internal/exectest"
 	"github.com/anylift/anylift/internal/kube"
 	"github.com/anylift/anylift/internal/kubetest"
@@ -28,7 +30,13 @@ import (
 // eviction subresource.
 func TestControllerNodeFailures(t *testing.T) {
 	cluster := kubetest.Start(t)
-	w := newWorld(t, cluster)
+	for name, opts := range apitest.Backends(t) {
+		t.Run(name, func(t *testing.T) { nodeFailures(t, cluster, opts) })
+	}
+}
+
+func nodeFailures(t *testing.T, cluster *kubetest.Cluster, opts []apitest.Option) {
+	w := newWorld(t, cluster, opts...)
 	ctx := context.Background()
 	cs := cluster.Client
 	port := freePort(t)
@@ -43,21 +51,22 @@ func TestControllerNodeFailures(t *testing.T) {
 		t.Fatal(err)
 	}
 	sessionID := gs.GameSession.GameSessionId
+	var busy string // the group hosting it
 	exectest.Eventually(t, "the session to be ACTIVE", 30*time.Second, func() (bool, string) {
 		d, err := w.gl.DescribeGameSessions(ctx, &gamelift.DescribeGameSessionsInput{GameSessionId: sessionID})
 		if err != nil {
 			return false, err.Error()
 		}
-		return d.GameSessions[0].Status == types.GameSessionStatusActive, string(d.GameSessions[0].Status)
+		busy = aws.ToString(d.GameSessions[0].ComputeName)
+		return d.GameSessions[0].Status == types.GameSessionStatusActive && busy != "", string(d.GameSessions[0].Status) + " on " + busy
 	})
 	w.groups(fleet, 1, n-1)
-	busy := aws.ToString(gs.GameSession.ComputeName)
 
 	now := metav1.Now()
 	disruption := func(reason, message string) corev1.PodCondition {
 		return corev1.PodCondition{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue, Reason: reason, Message: message, LastTransitionTime: now}
 	}
-	updateStatus := func(p *corev1.Pod, change func(*corev1.PodStatus)) {
+	updateStatus := func(t *testing.T, p *corev1.Pod, change func(*corev1.PodStatus)) {
 		t.Helper()
 		cur, err := cs.CoreV1().Pods(w.ns).Get(ctx, p.Name, metav1.GetOptions{})
 		if err != nil {
@@ -75,9 +84,9 @@ func TestControllerNodeFailures(t *testing.T) {
 		byInstance bool
 		// stays: the pod stays, being deleted (its node cannot confirm).
 		stays   bool
-		disrupt func(p *corev1.Pod)
+		disrupt func(t *testing.T, p *corev1.Pod)
 	}{
-		{"node unreachable", types.EventCodeInstanceReplacedUnhealthy, true, true, func(p *corev1.Pod) {
+		{"node unreachable", types.EventCodeInstanceReplacedUnhealthy, true, true, func(t *testing.T, p *corev1.Pod) {
 			// The node stops answering; the node lifecycle controller
 			// marks it and taints it, and the taint manager deletes its
 			// pods once their toleration (300 s by default) runs out.
@@ -86,13 +95,15 @@ func TestControllerNodeFailures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// (Nodes outlive a test's world: another may have lost it.)
+			node.Spec.Taints = slices.DeleteFunc(node.Spec.Taints, func(t corev1.Taint) bool { return t.Key == corev1.TaintNodeUnreachable })
 			node.Spec.Taints = append(node.Spec.Taints,
 				corev1.Taint{Key: corev1.TaintNodeUnreachable, Effect: corev1.TaintEffectNoSchedule},
 				corev1.Taint{Key: corev1.TaintNodeUnreachable, Effect: corev1.TaintEffectNoExecute, TimeAdded: &now})
 			if _, err := cs.CoreV1().Nodes().Update(ctx, node, metav1.UpdateOptions{}); err != nil {
 				t.Fatal(err)
 			}
-			updateStatus(p, func(s *corev1.PodStatus) {
+			updateStatus(t, p, func(s *corev1.PodStatus) {
 				for i := range s.Conditions {
 					if s.Conditions[i].Type == corev1.PodReady {
 						s.Conditions[i].Status = corev1.ConditionFalse
@@ -104,14 +115,14 @@ func TestControllerNodeFailures(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
-		{"node removed", types.EventCodeInstanceReplacedUnhealthy, true, false, func(p *corev1.Pod) {
+		{"node removed", types.EventCodeInstanceReplacedUnhealthy, true, false, func(t *testing.T, p *corev1.Pod) {
 			// The node is deleted; the pod garbage collector fails its
 			// pods and removes them at once.
 			w.kubelet.lose(p.Spec.NodeName)
 			if err := cs.CoreV1().Nodes().Delete(ctx, p.Spec.NodeName, metav1.DeleteOptions{}); err != nil {
 				t.Fatal(err)
 			}
-			updateStatus(p, func(s *corev1.PodStatus) {
+			updateStatus(t, p, func(s *corev1.PodStatus) {
 				s.Phase = corev1.PodFailed
 				s.Conditions = append(s.Conditions, disruption("DeletionByPodGC", "PodGC: node no longer exists"))
 			})
@@ -119,25 +130,25 @@ func TestControllerNodeFailures(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
-		{"node shutting down", types.EventCodeInstanceInterrupted, true, false, func(p *corev1.Pod) {
+		{"node shutting down", types.EventCodeInstanceInterrupted, true, false, func(t *testing.T, p *corev1.Pod) {
 			// The kubelet's graceful node shutdown.
 			const msg = "Pod was terminated in response to imminent node shutdown."
-			updateStatus(p, func(s *corev1.PodStatus) {
+			updateStatus(t, p, func(s *corev1.PodStatus) {
 				s.Phase, s.Reason, s.Message = corev1.PodFailed, "Terminated", msg
 				s.Conditions = append(s.Conditions, disruption(corev1.PodReasonTerminationByKubelet, msg))
 			})
 		}},
-		{"node drained", types.EventCodeInstanceInterrupted, true, false, func(p *corev1.Pod) {
+		{"node drained", types.EventCodeInstanceInterrupted, true, false, func(t *testing.T, p *corev1.Pod) {
 			// kubectl drain: the API server's eviction subresource marks
 			// the pod and deletes it; the kubelet stops it.
 			if err := cs.CoreV1().Pods(w.ns).EvictV1(ctx, &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: w.ns}}); err != nil {
 				t.Fatal(err)
 			}
 		}},
-		{"node short of memory", types.EventCodeGameServerContainerGroupReplacedUnhealthy, false, false, func(p *corev1.Pod) {
+		{"node short of memory", types.EventCodeGameServerContainerGroupReplacedUnhealthy, false, false, func(t *testing.T, p *corev1.Pod) {
 			// The kubelet's node-pressure eviction.
 			const msg = "The node was low on resource: memory. Threshold quantity: 100Mi, available: 80Mi."
-			updateStatus(p, func(s *corev1.PodStatus) {
+			updateStatus(t, p, func(s *corev1.PodStatus) {
 				s.Phase, s.Reason, s.Message = corev1.PodFailed, "Evicted", msg
 				s.Conditions = append(s.Conditions, disruption(corev1.PodReasonTerminationByKubelet, msg))
 			})
@@ -162,7 +173,7 @@ func TestControllerNodeFailures(t *testing.T) {
 		instance := order[i]
 		victim := byInstance[instance]
 		t.Run(tc.name, func(t *testing.T) {
-			tc.disrupt(&victim)
+			tc.disrupt(t, &victim)
 			resource := victim.Name
 			if tc.byInstance {
 				resource = fleet + "-" + instance

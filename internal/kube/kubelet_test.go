@@ -44,8 +44,8 @@ import (
 //     sends it) and its forwarders closed, and is then removed; so does
 //     a pod reported Failed, which stays.
 //   - A node lost (lose) has no kubelet any more: its pods' programs run
-//     on (the node is cut off, not stopped), and nothing of theirs is
-//     reported or removed.
+//     on (the node is cut off, not stopped) but are not started again
+//     when they exit, and nothing of theirs is reported or removed.
 type kubelet struct {
 	t   testing.TB
 	cs  kubernetes.Interface
@@ -61,18 +61,22 @@ type kubelet struct {
 	nodes map[string]string
 	lost  map[string]bool
 	gen   map[int]int
+	// stopping counts the pods being stopped, apart from the informer's
+	// handler, which a program slow to exit would otherwise hold up.
+	stopping sync.WaitGroup
 }
 
 type fakePod struct {
-	name, podIP, hostIP string
-	env                 []string
-	port                int
-	out                 *exectest.SyncBuffer
-	cmd                 *exec.Cmd
-	exitedCh            chan struct{}
-	forwarders          []net.Listener
-	restarts            int32
-	stopping            bool
+	name, node    string
+	podIP, hostIP string
+	env           []string
+	port          int
+	out           *exectest.SyncBuffer
+	cmd           *exec.Cmd
+	exitedCh      chan struct{}
+	forwarders    []net.Listener
+	restarts      int32
+	stopping      bool
 }
 
 // startKubelet runs the kubelet over namespace ns until the test ends.
@@ -103,6 +107,7 @@ func startKubelet(t testing.TB, cs kubernetes.Interface, ns, bin string) *kubele
 				t.Logf("pod %s output:\n%s", fp.name, fp.out.String())
 			}
 		}
+		k.stopping.Wait()
 	})
 	return k
 }
@@ -140,8 +145,12 @@ func (k *kubelet) lose(node string) {
 }
 
 func (k *kubelet) handle(ctx context.Context, p *corev1.Pod) {
-	if err := k.step(ctx, p); err != nil && ctx.Err() == nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-		k.t.Errorf("kubelet, pod %s: %v", p.Name, err)
+	k.check(ctx, p.Name, k.step(ctx, p))
+}
+
+func (k *kubelet) check(ctx context.Context, name string, err error) {
+	if err != nil && ctx.Err() == nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		k.t.Errorf("kubelet, pod %s: %v", name, err)
 	}
 }
 
@@ -153,8 +162,13 @@ func (k *kubelet) step(ctx context.Context, p *corev1.Pod) error {
 		return nil
 	}
 	if p.DeletionTimestamp != nil {
-		k.stop(p.Name)
-		return k.cs.CoreV1().Pods(k.ns).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})
+		k.stopping.Add(1)
+		go func() {
+			defer k.stopping.Done()
+			k.stop(p.Name)
+			k.check(ctx, p.Name, k.cs.CoreV1().Pods(k.ns).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}))
+		}()
+		return nil
 	}
 	if p.Spec.NodeName == "" {
 		node, err := k.node(ctx, p.Labels[kube.LabelInstance])
@@ -165,14 +179,15 @@ func (k *kubelet) step(ctx context.Context, p *corev1.Pod) error {
 			Target: corev1.ObjectReference{Kind: "Node", Name: node}}, metav1.CreateOptions{})
 	}
 	if p.Status.Phase == corev1.PodFailed {
-		k.stop(p.Name)
+		k.stopping.Add(1)
+		go func() { defer k.stopping.Done(); k.stop(p.Name) }()
 		return nil
 	}
 	k.mu.Lock()
 	fp, ok := k.pods[p.Name]
 	if !ok {
 		k.nextIP++
-		fp = &fakePod{name: p.Name, hostIP: k.nodes[p.Spec.NodeName], podIP: fmt.Sprintf("127.0.1.%d", k.nextIP), out: &exectest.SyncBuffer{}}
+		fp = &fakePod{name: p.Name, node: p.Spec.NodeName, hostIP: k.nodes[p.Spec.NodeName], podIP: fmt.Sprintf("127.0.1.%d", k.nextIP), out: &exectest.SyncBuffer{}}
 		k.pods[p.Name] = fp
 	}
 	k.mu.Unlock()
@@ -246,7 +261,7 @@ func (k *kubelet) run(fp *fakePod) {
 		cmd.Wait()
 		close(exited)
 		k.mu.Lock()
-		again := !fp.stopping && !k.closed
+		again := !fp.stopping && !k.closed && !k.lost[fp.node]
 		if again {
 			fp.restarts++
 		}
@@ -281,8 +296,8 @@ func (k *kubelet) report(ctx context.Context, fp *fakePod, phase corev1.PodPhase
 	return err
 }
 
-// stop stops a pod's program (SIGTERM, then a kill after 10 s) and its
-// forwarders.
+// stop stops a pod's program (SIGTERM, then a kill after 10 s; a kill at
+// once when the test is over) and its forwarders.
 func (k *kubelet) stop(name string) {
 	k.mu.Lock()
 	fp := k.pods[name]
@@ -297,6 +312,16 @@ func (k *kubelet) stop(name string) {
 		ln.Close()
 	}
 	if cmd == nil {
+		return
+	}
+	k.mu.Lock()
+	closed := k.closed
+	k.mu.Unlock()
+	if closed {
+		// The test is over: no one waits for a clean end (a program cut
+		// off from Anylift would take its while over ProcessEnding).
+		cmd.Process.Kill()
+		<-exited
 		return
 	}
 	cmd.Process.Signal(syscall.SIGTERM)

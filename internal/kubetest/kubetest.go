@@ -149,6 +149,8 @@ type AuditEvent struct {
 	Namespace   string
 	Name        string
 	Code        int
+	// RequestURI is the request's path and query.
+	RequestURI string
 }
 
 // Audit returns the requests answered so far (the cluster must have been
@@ -169,9 +171,10 @@ func (c *Cluster) Audit(t testing.TB) []AuditEvent {
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for sc.Scan() {
 		var e struct {
-			Stage string
-			Verb  string
-			User  struct{ Username string }
+			Stage      string
+			Verb       string
+			RequestURI string
+			User       struct{ Username string }
 			// ImpersonatedUser is who a request acted as, when it did.
 			ImpersonatedUser *struct{ Username string }
 			ObjectRef        *struct {
@@ -185,7 +188,7 @@ func (c *Cluster) Audit(t testing.TB) []AuditEvent {
 		if e.Stage == "ResponseComplete" && e.Verb == "watch" && e.ResponseStatus != nil && e.ResponseStatus.Code < 400 {
 			continue // counted when it started
 		}
-		a := AuditEvent{User: e.User.Username, Verb: e.Verb}
+		a := AuditEvent{User: e.User.Username, Verb: e.Verb, RequestURI: e.RequestURI}
 		if e.ImpersonatedUser != nil {
 			a.User = e.ImpersonatedUser.Username
 		}
