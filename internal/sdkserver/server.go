@@ -118,11 +118,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		err = s.cfg.Auth.Authenticate(r.Context(), h)
-	}
-	if err != nil {
-		if s.cfg.Refuse != nil && s.cfg.Refuse(w, r, err) {
+		if err != nil && s.cfg.Refuse != nil && s.cfg.Refuse(w, r, err) {
 			return
 		}
+	}
+	if err != nil {
 		s.cfg.Logger.Info("process handshake refused", "remote", r.RemoteAddr, "err", err)
 		http.Error(w, "Forbidden", http.StatusForbidden)
 		return
