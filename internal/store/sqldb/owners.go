@@ -9,13 +9,14 @@ import (
 // Each fleet's lease (fleet_owners) names the node that owns it and an
 // epoch. With Owners set, every write of a fleet's live state (its game
 // sessions and their seats, its server processes, the fleet itself) is
-// fenced: before it, the transaction takes the fleet's fence lock in
-// shared mode and checks that the lease names this node at the epoch this
-// node holds; otherwise the write fails with *store.NotOwner and the
-// transaction writes nothing. MoveFleet takes the same lock exclusively,
-// so a lease moves only between transactions: a write that passed the
-// fence commits before the move, and any later one sees the new lease. A
-// node paused past its lease, and resumed, can therefore change nothing.
+// fenced: before it, the transaction reads the fleet's lease row locked
+// in share mode (one statement) and checks that it names this node;
+// otherwise the write fails with *store.NotOwner and the transaction
+// writes nothing. MoveFleet updates that row, which waits for the share
+// locks, so a lease moves only between transactions: a write that passed
+// the fence commits before the move, and any later one reads the moved
+// lease (read committed reads a locked row's newest version). A node
+// paused past its lease, and resumed, can therefore change nothing.
 
 // Owners is this node's view of the fleets it owns.
 type Owners interface {
@@ -42,7 +43,8 @@ func (db *DB) SetOwners(o Owners) {
 	db.owners.Store(&o)
 }
 
-// fenceKey is the first half of each fleet's fence lock key.
+// fenceKey is the first half of the key of each fleet's advisory lock,
+// which MoveFleet takes so that moves of one fleet wait for each other.
 const fenceKey = `hashtext('anylift fleet owner')`
 
 // fence checks, once per transaction and fleet, that this node owns
@@ -61,10 +63,7 @@ func (t *Tx) fence(fleetID string) error {
 			return nil
 		}
 	}
-	if _, err := t.exec(`SELECT pg_advisory_xact_lock_shared(`+fenceKey+`, hashtext(?))`, fleetID); err != nil {
-		return err
-	}
-	l, addr, err := t.FleetLease(fleetID)
+	l, addr, err := t.lease(fleetID, ` FOR SHARE OF o`)
 	if err != nil {
 		return err
 	}
@@ -146,11 +145,14 @@ func (t *Tx) FleetOwners() ([]store.FleetOwner, error) {
 	return out, rows.Err()
 }
 
-func (t *Tx) FleetLease(fleetID string) (store.FleetOwner, string, error) {
+func (t *Tx) FleetLease(fleetID string) (store.FleetOwner, string, error) { return t.lease(fleetID, "") }
+
+// lease reads fleetID's lease and its node's address, with lock appended.
+func (t *Tx) lease(fleetID, lock string) (store.FleetOwner, string, error) {
 	l := store.FleetOwner{FleetID: fleetID}
 	var addr string
 	err := t.queryRow(`SELECT o.node_id, o.epoch, COALESCE(n.address, '') FROM fleet_owners o
-		LEFT JOIN nodes n ON n.id = o.node_id WHERE o.fleet_id = ?`, fleetID).Scan(&l.NodeID, &l.Epoch, &addr)
+		LEFT JOIN nodes n ON n.id = o.node_id WHERE o.fleet_id = ?`+lock, fleetID).Scan(&l.NodeID, &l.Epoch, &addr)
 	if errNoRows(err) {
 		return l, "", nil
 	}
