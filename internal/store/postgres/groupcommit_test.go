@@ -14,9 +14,9 @@ import (
 	"github.com/anylift/anylift/internal/storetestenv"
 )
 
-// With group commit on PostgreSQL (a node owning its fleets), a job that
-// PostgreSQL refuses as a deadlock's victim is undone to its savepoint
-// and run again inside the batch: it lands once, and the jobs beside it
+// With group commit on PostgreSQL (a node owning its fleets), a batch
+// with a job that PostgreSQL refuses as a deadlock's victim is rolled
+// back whole and run again: the victim lands once, and the jobs beside it
 // keep their own outcomes. The refusal is PostgreSQL's own error, raised
 // by a trigger the first time the job's row is inserted.
 func TestGroupedJobRetriedAfterDeadlock(t *testing.T) {

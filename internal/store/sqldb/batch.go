@@ -84,6 +84,19 @@ func (db *DB) committer() {
 // background context: cancelling one caller's request must not interrupt
 // a statement, which in SQLite would roll back the whole batch.
 func (db *DB) commitBatch(batch []*job) {
+	for attempt := 1; !db.tryBatch(batch, attempt < maxAttempts); attempt++ {
+	}
+}
+
+// tryBatch runs the batch in one transaction and answers its callers,
+// and reports true; or, when retry allows and PostgreSQL refused one of
+// its jobs as a deadlock's victim (or on a serialization check), it
+// rolls the whole batch back, answers nobody and reports false, for the
+// batch to be run again. The whole batch: the victim's cycle runs through
+// the locks its earlier jobs hold, which undoing the victim alone to its
+// savepoint would keep (two nodes' batches each waiting on the other's
+// earlier jobs would deadlock again at every attempt).
+func (db *DB) tryBatch(batch []*job, retry bool) bool {
 	ctx := context.Background()
 	results := make([]error, len(batch))
 	hook := db.commitHook()
@@ -96,14 +109,19 @@ func (db *DB) commitBatch(batch []*job) {
 		for _, j := range batch {
 			j.done <- err
 		}
-		return
+		return true
 	}
 	t := &Tx{tx: sqlTx, db: db, pool: db.write, ctx: ctx, writable: true, feed: hook != nil}
 	var changes []store.Change // of the jobs that succeed, in batch order
 	for i, j := range batch {
 		t.changes = t.changes[:0]
-		results[i] = runSavepoint(ctx, sqlTx, t, j.fn)
+		results[i] = runSavepointOnce(ctx, sqlTx, t, j.fn)
 		t.jobEnded(results[i] == nil)
+		if results[i] != nil && retry && db.dialect.IsRetryable(results[i]) {
+			sqlTx.Rollback()
+			t.batchEnded() // its takes are free again
+			return false
+		}
 		if results[i] == nil {
 			changes = append(changes, t.changes...)
 		}
@@ -121,25 +139,11 @@ func (db *DB) commitBatch(batch []*job) {
 	for i, j := range batch {
 		j.done <- results[i]
 	}
+	return true
 }
 
-// runSavepoint runs fn under a savepoint, undoing its writes if it fails.
-// On PostgreSQL a job chosen as a deadlock's victim, or refused by a
-// serialization check, is undone to its savepoint and run again there,
-// as Update runs a whole transaction again, without failing the batch.
-func runSavepoint(ctx context.Context, sqlTx *sql.Tx, t *Tx, fn func(store.Tx) error) error {
-	var err error
-	for attempt := 0; attempt < maxAttempts; attempt++ {
-		err = runSavepointOnce(ctx, sqlTx, t, fn)
-		if err == nil || !t.db.dialect.IsRetryable(err) {
-			return err
-		}
-		t.changes = t.changes[:0]
-		t.jobEnded(false)
-	}
-	return err
-}
-
+// runSavepointOnce runs fn under a savepoint, undoing its writes if it
+// fails.
 func runSavepointOnce(ctx context.Context, sqlTx *sql.Tx, t *Tx, fn func(store.Tx) error) error {
 	if _, err := sqlTx.ExecContext(ctx, "SAVEPOINT job"); err != nil {
 		return err
