@@ -145,7 +145,9 @@ func (t *Tx) FleetOwners() ([]store.FleetOwner, error) {
 	return out, rows.Err()
 }
 
-func (t *Tx) FleetLease(fleetID string) (store.FleetOwner, string, error) { return t.lease(fleetID, "") }
+func (t *Tx) FleetLease(fleetID string) (store.FleetOwner, string, error) {
+	return t.lease(fleetID, "")
+}
 
 // lease reads fleetID's lease and its node's address, with lock appended.
 func (t *Tx) lease(fleetID, lock string) (store.FleetOwner, string, error) {
