@@ -342,6 +342,24 @@ func (t *Tx) queryRow(q string, args ...any) *sql.Row {
 	return t.tx.QueryRowContext(t.ctx, t.db.rebind(q), args...)
 }
 
+// queryStrings runs q, which selects one text column, and lists it.
+func (t *Tx) queryStrings(q string, args ...any) ([]string, error) {
+	rows, err := t.query(q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
 // lock is appended to single-record reads: inside Update on PostgreSQL it
 // locks the row until the transaction ends.
 func (t *Tx) lock() string {

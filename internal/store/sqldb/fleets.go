@@ -164,20 +164,7 @@ func fleetPage(rows *sql.Rows, n int) ([]*game.Fleet, string, error) {
 }
 
 func (t *Tx) FleetsInLocation(location string) ([]string, error) {
-	rows, err := t.query(`SELECT fleet_id FROM fleet_locations WHERE location = ? ORDER BY fleet_id`, location)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
+	return t.queryStrings(`SELECT fleet_id FROM fleet_locations WHERE location = ? ORDER BY fleet_id`, location)
 }
 
 // putFleetContainerGroups records which definitions a container fleet

@@ -112,20 +112,8 @@ func (h *outboxHorizon) settleLocked(t *Tx) (int64, error) {
 	if last <= h.settled {
 		return h.settled, nil
 	}
-	rows, err := t.query(holdersQuery, h.key)
+	holders, err := t.queryStrings(holdersQuery, h.key)
 	if err != nil {
-		return h.settled, err
-	}
-	defer rows.Close()
-	var holders []string
-	for rows.Next() {
-		var vxid string
-		if err := rows.Scan(&vxid); err != nil {
-			return h.settled, err
-		}
-		holders = append(holders, vxid)
-	}
-	if err := rows.Err(); err != nil {
 		return h.settled, err
 	}
 	if len(holders) == 0 {

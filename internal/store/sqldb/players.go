@@ -3,7 +3,6 @@ package sqldb
 import (
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"sort"
 	"time"
 
@@ -46,14 +45,15 @@ func (t *Tx) ReserveSeats(gameSessionID string, ps []*game.PlayerSession, expire
 	if errNoRows(err) {
 		// No room as counted: reservations past their timeout may hold
 		// seats the timer has not freed yet. Free them, then count again.
-		var n int
-		if n, err = t.expireSession(gameSessionID, expireBefore, ps[0].CreationTime); err == nil && n > 0 {
+		n, xerr := t.expireSession(gameSessionID, expireBefore, ps[0].CreationTime)
+		if xerr != nil {
+			return xerr
+		}
+		if n > 0 {
 			s, version, err = t.takeSeats(gameSessionID, len(ps))
-		} else if err == nil {
-			err = errNoRoom
 		}
 	}
-	if errNoRows(err) || err == errNoRoom {
+	if errNoRows(err) {
 		if s, err = t.GetGameSession(gameSessionID); err != nil {
 			return err
 		}
@@ -72,9 +72,6 @@ func (t *Tx) ReserveSeats(gameSessionID string, ps []*game.PlayerSession, expire
 	}
 	return nil
 }
-
-// errNoRoom: ReserveSeats found no room and nothing to expire.
-var errNoRoom = errors.New("no room")
 
 // takeSeats raises the seat count of a game session that is ACTIVE,
 // accepts players and has n free seats, and answers it as it now is and

@@ -87,19 +87,6 @@ func (t *Tx) ListScalingPolicies(fleetID, status string, p store.Page) ([]*game.
 func (t *Tx) ScaledFleets(policyType string) ([]string, error) {
 	owned, ownedArgs := t.ownedOnly("fleet_id")
 	args := append([]any{game.ScalingPolicyActive, policyType, policyType}, ownedArgs...)
-	rows, err := t.query(`SELECT DISTINCT fleet_id FROM scaling_policies
+	return t.queryStrings(`SELECT DISTINCT fleet_id FROM scaling_policies
 		WHERE status = ? AND (? = '' OR policy_type = ?)`+owned+` ORDER BY fleet_id`, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
 }
