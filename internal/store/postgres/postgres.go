@@ -43,6 +43,7 @@ func Open(ctx context.Context, dsn string) (*sqldb.DB, error) {
 		ForUpdate:   " FOR UPDATE",
 		IsUnique:    isUnique,
 		IsRetryable: isRetryable,
+		Pipeline:    pipeline,
 	})
 	// The heartbeat's own connection: see sqldb.DB.UpdateBeat.
 	beat := stdlib.OpenDB(*cfg)

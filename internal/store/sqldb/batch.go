@@ -104,14 +104,34 @@ func (db *DB) tryBatch(batch []*job, retry bool) bool {
 		ticket := db.flights.begin()
 		defer db.flights.end(ticket)
 	}
-	sqlTx, err := db.write.BeginTx(ctx, nil)
+	var conn *sql.Conn
+	if db.dialect.Pipeline != nil {
+		// A connection of its own, to reach its driver for pipelines.
+		c, err := db.write.Conn(ctx)
+		if err != nil {
+			for _, j := range batch {
+				j.done <- err
+			}
+			return true
+		}
+		defer c.Close()
+		conn = c
+	}
+	var sqlTx *sql.Tx
+	var err error
+	if conn != nil {
+		sqlTx, err = conn.BeginTx(ctx, nil)
+	} else {
+		sqlTx, err = db.write.BeginTx(ctx, nil)
+	}
 	if err != nil {
 		for _, j := range batch {
 			j.done <- err
 		}
 		return true
 	}
-	t := &Tx{tx: sqlTx, db: db, pool: db.write, ctx: ctx, writable: true, feed: hook != nil}
+	t := &Tx{tx: sqlTx, conn: conn, db: db, pool: db.write, ctx: ctx, writable: true, feed: hook != nil,
+		docs: map[string]string{}}
 	var changes []store.Change // of the jobs that succeed, in batch order
 	for i, j := range batch {
 		t.changes = t.changes[:0]
@@ -142,27 +162,59 @@ func (db *DB) tryBatch(batch []*job, retry bool) bool {
 	return true
 }
 
+const savepoint = "SAVEPOINT job"
+
 // runSavepointOnce runs fn under a savepoint, undoing its writes if it
 // fails.
 func runSavepointOnce(ctx context.Context, sqlTx *sql.Tx, t *Tx, fn func(store.Tx) error) error {
-	if _, err := sqlTx.ExecContext(ctx, "SAVEPOINT job"); err != nil {
-		return err
-	}
 	// Locks a job takes are released when it is undone to its savepoint:
 	// forget the ones it took, so that the next job takes them again.
 	fenced, appending := len(t.fenced), t.appending
+	undo := func() {
+		t.fenced, t.appending, t.props = t.fenced[:fenced], appending, nil
+		t.forgetDocs()
+	}
+	if t.conn != nil {
+		// Pipelined: the savepoint goes with the job's first statement,
+		// and is never sent for a job that sends none.
+		t.savepoint = false
+		t.later(func(_ int64, err error) error {
+			t.savepoint = err == nil
+			return err
+		}, savepoint)
+		err := fn(t)
+		if err == nil {
+			if len(t.pipe) == 1 && t.pipe[0].q == savepoint {
+				t.pipe = t.pipe[:0] // the savepoint alone: nothing to undo
+			}
+			err = t.sendQueued()
+		}
+		if err == nil {
+			// The savepoint stays until the commit ends them all:
+			// releasing it would cost a round trip per job, and a later
+			// job's ROLLBACK TO undoes only that job (its savepoint is the
+			// newest of the name). A batch holds at most maxBatch of them.
+			return nil
+		}
+		t.pipe = t.pipe[:0]
+		if t.savepoint {
+			sqlTx.ExecContext(ctx, "ROLLBACK TO job")
+			sqlTx.ExecContext(ctx, "RELEASE job")
+		}
+		undo()
+		return err
+	}
+	if _, err := sqlTx.ExecContext(ctx, "SAVEPOINT job"); err != nil {
+		return err
+	}
 	if err := fn(t); err != nil {
 		sqlTx.ExecContext(ctx, "ROLLBACK TO job")
 		sqlTx.ExecContext(ctx, "RELEASE job")
-		t.fenced, t.appending, t.props = t.fenced[:fenced], appending, nil
+		undo()
 		return err
 	}
 	if t.db.dialect.Name == "postgres" {
-		// The savepoint stays until the commit ends them all: releasing
-		// it would cost a round trip per job, and a later job's ROLLBACK
-		// TO undoes only that job (its savepoint is the newest of the
-		// name). A batch holds at most maxBatch of them.
-		return nil
+		return nil // as above
 	}
 	_, err := sqlTx.ExecContext(ctx, "RELEASE job")
 	return err

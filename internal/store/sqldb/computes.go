@@ -17,6 +17,7 @@ func (t *Tx) InsertCompute(c *game.Compute) error {
 	if err != nil {
 		return err
 	}
+	t.forgetDocs()
 	_, err = t.exec(`INSERT INTO computes (fleet_id, name, location, status, created, doc) VALUES (?, ?, ?, ?, ?, ?)`,
 		c.FleetID, c.Name, c.Location, c.Status, store.Millis(c.CreationTime), string(doc))
 	if t.isUnique(err) {
@@ -26,8 +27,7 @@ func (t *Tx) InsertCompute(c *game.Compute) error {
 }
 
 func (t *Tx) GetCompute(fleetID, name string) (*game.Compute, error) {
-	var doc string
-	err := t.queryRow(`SELECT doc FROM computes WHERE fleet_id = ? AND name = ?`+t.lockShared(), fleetID, name).Scan(&doc)
+	doc, err := t.readDoc("compute\x00"+fleetID+"\x00"+name, `SELECT doc FROM computes WHERE fleet_id = ? AND name = ?`+t.lockShared(), fleetID, name)
 	if errNoRows(err) {
 		return nil, computeNotFound(fleetID, name)
 	}
@@ -47,6 +47,7 @@ func (t *Tx) UpdateCompute(c *game.Compute) error {
 	if err != nil {
 		return err
 	}
+	t.forgetDocs()
 	res, err := t.exec(`UPDATE computes SET location = ?, status = ?, doc = ? WHERE fleet_id = ? AND name = ?`,
 		c.Location, c.Status, string(doc), c.FleetID, c.Name)
 	if err != nil {
@@ -59,6 +60,7 @@ func (t *Tx) UpdateCompute(c *game.Compute) error {
 }
 
 func (t *Tx) DeleteCompute(fleetID, name string) error {
+	t.forgetDocs()
 	res, err := t.exec(`DELETE FROM computes WHERE fleet_id = ? AND name = ?`, fleetID, name)
 	if err != nil {
 		return err

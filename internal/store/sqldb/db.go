@@ -32,6 +32,11 @@ type Dialect struct {
 	// IsRetryable reports a failure after which the whole transaction may
 	// be run again (serialization failure, deadlock, busy).
 	IsRetryable func(error) bool
+	// Pipeline, when set, sends stmts on driverConn (inside its open
+	// transaction) in one round trip and runs them in order, stopping at
+	// the first that fails: it reports that one's index and error
+	// (pipeline.go). Grouped writes use it.
+	Pipeline func(ctx context.Context, driverConn any, stmts []Statement) (failed int, err error)
 }
 
 // DB is a store.Store over database/sql.
@@ -261,6 +266,14 @@ type Tx struct {
 	pool     *sql.DB
 	ctx      context.Context
 	writable bool
+	// conn is the transaction's connection when its statements may be
+	// pipelined, and pipe what waits to be sent (pipeline.go).
+	conn *sql.Conn
+	pipe []queued
+	// savepoint: the running job's savepoint has been sent.
+	savepoint bool
+	// docs: records read in a grouped transaction (docs.go).
+	docs map[string]string
 	// feed: note changes for the commit hook (feed.go) in changes.
 	feed    bool
 	changes []store.Change
@@ -322,6 +335,9 @@ func (db *DB) prepare(key stmtKey) {
 }
 
 func (t *Tx) exec(q string, args ...any) (sql.Result, error) {
+	if len(t.pipe) > 0 {
+		return t.execPiped(q, args)
+	}
 	if st := t.stmt(q); st != nil {
 		return st.ExecContext(t.ctx, args...)
 	}
@@ -329,13 +345,19 @@ func (t *Tx) exec(q string, args ...any) (sql.Result, error) {
 }
 
 func (t *Tx) query(q string, args ...any) (*sql.Rows, error) {
+	if err := t.sendQueued(); err != nil {
+		return nil, err
+	}
 	if st := t.stmt(q); st != nil {
 		return st.QueryContext(t.ctx, args...)
 	}
 	return t.tx.QueryContext(t.ctx, t.db.rebind(q), args...)
 }
 
-func (t *Tx) queryRow(q string, args ...any) *sql.Row {
+func (t *Tx) queryRow(q string, args ...any) Row {
+	if len(t.pipe) > 0 {
+		return pipedRow{t, q, args}
+	}
 	if st := t.stmt(q); st != nil {
 		return st.QueryRowContext(t.ctx, args...)
 	}

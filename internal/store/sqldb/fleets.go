@@ -13,6 +13,7 @@ func (t *Tx) InsertFleet(f *game.Fleet) error {
 	if err != nil {
 		return err
 	}
+	t.forgetDocs()
 	_, err = t.exec(`INSERT INTO fleets (id, name, status, created, compute_type, doc) VALUES (?, ?, ?, ?, ?, ?)`,
 		f.ID, f.Name, f.Status, store.Millis(f.CreationTime), computeType(f), string(doc))
 	if t.isUnique(err) {
@@ -56,8 +57,7 @@ func (t *Tx) putFleetLocations(f *game.Fleet) error {
 }
 
 func (t *Tx) GetFleet(id string) (*game.Fleet, error) {
-	var doc string
-	err := t.queryRow(`SELECT doc FROM fleets WHERE id = ?`+t.lockShared(), id).Scan(&doc)
+	doc, err := t.readDoc("fleet\x00"+id, `SELECT doc FROM fleets WHERE id = ?`+t.lockShared(), id)
 	if errNoRows(err) {
 		return nil, game.Errorf(game.NotFound, "fleet %s not found", id)
 	}
@@ -76,6 +76,7 @@ func (t *Tx) UpdateFleet(f *game.Fleet) error {
 	if err != nil {
 		return err
 	}
+	t.forgetDocs()
 	res, err := t.exec(`UPDATE fleets SET name = ?, status = ?, doc = ? WHERE id = ?`, f.Name, f.Status, string(doc), f.ID)
 	if err != nil {
 		return err
@@ -93,6 +94,7 @@ func (t *Tx) DeleteFleet(id string) error {
 	if err := t.fence(id); err != nil {
 		return err
 	}
+	t.forgetDocs()
 	res, err := t.exec(`DELETE FROM fleets WHERE id = ?`, id)
 	if err != nil {
 		return err

@@ -18,7 +18,7 @@ import (
 // committed or abandoned. SQLite has one writer and needs neither.
 func (t *Tx) AppendNotification(n *game.Notification) error {
 	if t.db.dialect.Name == "postgres" && !t.appending {
-		if _, err := t.exec(`SELECT pg_advisory_xact_lock_shared(?)`, t.db.horizon.key); err != nil {
+		if err := t.later(nil, `SELECT pg_advisory_xact_lock_shared(?)`, t.db.horizon.key); err != nil {
 			return err
 		}
 		t.appending = true

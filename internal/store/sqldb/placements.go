@@ -46,9 +46,13 @@ func (t *Tx) UpdatePlacement(p *game.Placement) error {
 	if err != nil {
 		return err
 	}
-	res, err := t.exec(`UPDATE placements SET status = ?, game_session_id = ?, deadline = ?, ended = ?, doc = ? WHERE id = ?`,
+	return t.later(func(n int64, err error) error {
+		if err == nil && n == 0 {
+			return game.Errorf(game.NotFound, "game session placement %s not found", p.ID)
+		}
+		return err
+	}, `UPDATE placements SET status = ?, game_session_id = ?, deadline = ?, ended = ?, doc = ? WHERE id = ?`,
 		p.Status, p.GameSessionID, store.Millis(p.Deadline), endedMillis(p), string(doc), p.ID)
-	return requireRow(res, err, "game session placement %s not found", p.ID)
 }
 
 func (t *Tx) PlacementOfSession(gameSessionID string) (*game.Placement, error) {

@@ -1,7 +1,6 @@
 package sqldb
 
 import (
-	"database/sql"
 	"encoding/json"
 	"sort"
 	"time"
@@ -90,7 +89,7 @@ func (t *Tx) takeSeats(gameSessionID string, n int) (*game.GameSession, int64, e
 // versionFirst scans a row whose first column is a row version into
 // version, and the rest as asked.
 type versionFirst struct {
-	row     *sql.Row
+	row     Row
 	version *int64
 }
 
@@ -103,13 +102,14 @@ func (t *Tx) insertPlayer(p *game.PlayerSession) error {
 	if err != nil {
 		return err
 	}
-	_, err = t.exec(`INSERT INTO player_sessions (id, game_session_id, player_id, status, created, ended, doc)
+	return t.later(func(_ int64, err error) error {
+		if t.isUnique(err) {
+			return game.Errorf(game.Conflict, "player session %s already exists", p.ID)
+		}
+		return err
+	}, `INSERT INTO player_sessions (id, game_session_id, player_id, status, created, ended, doc)
 		VALUES (?, ?, ?, ?, ?, ?, ?)`, p.ID, p.GameSessionID, p.PlayerID, p.Status, store.Millis(p.CreationTime),
 		store.Millis(p.TerminationTime), string(doc))
-	if t.isUnique(err) {
-		return game.Errorf(game.Conflict, "player session %s already exists", p.ID)
-	}
-	return err
 }
 
 // expireSession times out the game session's reservations created at or

@@ -16,6 +16,7 @@ func (t *Tx) InsertQueue(q *game.Queue) error {
 	if err != nil {
 		return err
 	}
+	t.forgetDocs()
 	_, err = t.exec(`INSERT INTO game_session_queues (name, created, doc) VALUES (?, ?, ?)`,
 		q.Name, store.Millis(q.CreationTime), string(doc))
 	if t.isUnique(err) {
@@ -25,8 +26,7 @@ func (t *Tx) InsertQueue(q *game.Queue) error {
 }
 
 func (t *Tx) GetQueue(name string) (*game.Queue, error) {
-	var doc string
-	err := t.queryRow(`SELECT doc FROM game_session_queues WHERE name = ?`+t.lockShared(), name).Scan(&doc)
+	doc, err := t.readDoc("queue\x00"+name, `SELECT doc FROM game_session_queues WHERE name = ?`+t.lockShared(), name)
 	if errNoRows(err) {
 		return nil, game.Errorf(game.NotFound, "game session queue %s not found", name)
 	}
@@ -42,11 +42,13 @@ func (t *Tx) UpdateQueue(q *game.Queue) error {
 	if err != nil {
 		return err
 	}
+	t.forgetDocs()
 	res, err := t.exec(`UPDATE game_session_queues SET doc = ? WHERE name = ?`, string(doc), q.Name)
 	return requireRow(res, err, "game session queue %s not found", q.Name)
 }
 
 func (t *Tx) DeleteQueue(name string) error {
+	t.forgetDocs()
 	res, err := t.exec(`DELETE FROM game_session_queues WHERE name = ?`, name)
 	return requireRow(res, err, "game session queue %s not found", name)
 }

@@ -1,0 +1,57 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/anylift/anylift/internal/store/sqldb"
+)
+
+// pipeline sends stmts in one batch on the transaction's connection: pgx
+// writes them all, then one Sync, and reads their results in order.
+// After a failure PostgreSQL skips the rest of the batch.
+func pipeline(ctx context.Context, driverConn any, stmts []sqldb.Statement) (int, error) {
+	c, ok := driverConn.(*stdlib.Conn)
+	if !ok {
+		return 0, fmt.Errorf("pipeline: driver connection is %T", driverConn)
+	}
+	b := &pgx.Batch{}
+	for _, s := range stmts {
+		b.Queue(s.Query, s.Args...)
+	}
+	br := c.Conn().SendBatch(ctx, b)
+	for i, s := range stmts {
+		if s.Scan != nil {
+			if err := s.Scan(row{br.QueryRow()}); err != nil {
+				br.Close()
+				return i, err
+			}
+			continue
+		}
+		tag, err := br.Exec()
+		if err != nil {
+			br.Close()
+			return i, err
+		}
+		if s.Affected != nil {
+			*s.Affected = tag.RowsAffected()
+		}
+	}
+	return len(stmts), br.Close()
+}
+
+// row reports a query of no rows as database/sql does.
+type row struct{ pgx.Row }
+
+func (r row) Scan(dest ...any) error {
+	err := r.Row.Scan(dest...)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return sql.ErrNoRows
+	}
+	return err
+}
