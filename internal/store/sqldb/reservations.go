@@ -7,16 +7,25 @@ import (
 	"github.com/anylift/anylift/internal/store"
 )
 
-// AddReservations writes reservations decided in memory: the seat count
-// and the player session rows, nothing read but the count it returns. The
-// UPDATE keeps ReserveSeats' guard; only when it matches no row is the
-// record read, to say why (store.SeatRefusal) or that it is NotFound.
+// AddReservations writes reservations decided in memory: the player
+// session rows and the seat count, nothing read but the count it returns.
+// The UPDATE keeps ReserveSeats' guard; only when it matches no row is the
+// record read, to say why (store.SeatRefusal) or that it is NotFound, and
+// the caller's transaction fails, which undoes the rows written.
 func (t *Tx) AddReservations(gameSessionID string, ps []*game.PlayerSession) error {
 	if len(ps) == 0 {
 		return nil
 	}
 	if err := t.fenceSession(gameSessionID); err != nil {
 		return err
+	}
+	// The player sessions first: grouped on PostgreSQL their inserts then
+	// go in the same round trip as the seat count's update, and a refused
+	// update fails the job, which undoes them.
+	for _, p := range ps {
+		if err := t.insertPlayer(p); err != nil {
+			return err
+		}
 	}
 	var cur int
 	var version int64
@@ -34,11 +43,6 @@ func (t *Tx) AddReservations(gameSessionID string, ps []*game.PlayerSession) err
 		return err
 	}
 	t.note(store.Change{Kind: store.SessionSeats, ID: gameSessionID, Seats: cur, Held: len(ps), Version: version})
-	for _, p := range ps {
-		if err := t.insertPlayer(p); err != nil {
-			return err
-		}
-	}
 	return nil
 }
 
