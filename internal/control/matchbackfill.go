@@ -5,7 +5,6 @@ import (
 
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/matchmaking/ruleset"
-	"github.com/anylift/anylift/internal/sdkwire"
 	"github.com/anylift/anylift/internal/wire"
 )
 
@@ -93,15 +92,16 @@ func (x *mmTx) fillBackfill(c *game.MatchmakingConfiguration, rs *ruleset.RuleSe
 			fresh = append(fresh, t.Players...)
 		}
 	}
-	seats := make([]*game.PlayerSession, 0, len(fresh))
+	ids := make([]string, 0, len(fresh))
 	for _, p := range fresh {
-		seats = append(seats, x.s.newPlayerSession(p.ID, ""))
+		ids = append(ids, p.ID)
 	}
 	if !ok || gs.Status != game.SessionActive {
 		x.backfillEnded(bf, "BACKFILL_FAILED")
 		return x.fail(c, m, ts, game.TicketFailed)
 	}
-	if err := x.tx.ReserveSeats(gs.ID, seats, x.now.Add(-x.s.cfg.ReservationTimeout)); err != nil {
+	seats, err := x.s.ReserveMatchSeats(x.tx, gs.ID, ids, x.now)
+	if err != nil {
 		if _, isGame := err.(*game.Error); !isGame {
 			return err
 		}
@@ -128,7 +128,7 @@ func (x *mmTx) fillBackfill(c *game.MatchmakingConfiguration, rs *ruleset.RuleSe
 		return err
 	}
 	id := bf.ID
-	x.pushes = append(x.pushes, func() { x.s.pushBackfillUpdate(gs, "MATCHMAKING_DATA_UPDATED", id) })
+	x.pushes = append(x.pushes, func() { x.s.PushSessionUpdate(gs, "MATCHMAKING_DATA_UPDATED", id) })
 	if err := x.complete(c, m, ts, gs); err != nil {
 		return err
 	}
@@ -136,13 +136,6 @@ func (x *mmTx) fillBackfill(c *game.MatchmakingConfiguration, rs *ruleset.RuleSe
 		return x.autoBackfill(c, gs)
 	}
 	return nil
-}
-
-// pushBackfillUpdate tells gs's server about a backfill request's outcome.
-func (s *Service) pushBackfillUpdate(gs *game.GameSession, reason, ticketID string) {
-	if ref, ok := hostOf(gs); ok {
-		s.push(ref, &sdkwire.UpdateGameSession{GameSession: sessionMessage(gs), UpdateReason: reason, BackfillTicketId: ticketID})
-	}
 }
 
 // autoBackfill gives a session of an AUTOMATIC configuration with free

@@ -88,8 +88,7 @@ func newMatchDetail(typ string, c *game.MatchmakingConfiguration, m *game.Match,
 
 // publishMatch publishes a matchmaking event of c inside tx.
 func (s *Service) publishMatch(tx store.Tx, c *game.MatchmakingConfiguration, d *matchDetail) error {
-	_, err := s.publish(tx, DetailMatchmaking, d.Type, s.cfg.Account.MatchmakingConfigurationARN(c.Name), c.NotificationTarget, d)
-	return err
+	return s.PublishMatchmakingEvent(tx, d.Type, s.cfg.Account.MatchmakingConfigurationARN(c.Name), c.NotificationTarget, d)
 }
 
 // publishEach publishes one event per ticket, as GameLift does for

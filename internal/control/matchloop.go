@@ -348,9 +348,5 @@ func (x *mmTx) timeOutPlacing(t *game.MatchTicket) error {
 	if err != nil || p.Status != game.PlacementPending || p.GameSessionID != "" {
 		return err
 	}
-	q, err := x.s.placementQueue(x.tx, p)
-	if err != nil {
-		return err
-	}
-	return x.s.endPlacement(x.tx, q, p, game.PlacementCancelled)
+	return x.s.CancelPlacement(x.tx, p)
 }

@@ -33,7 +33,6 @@ func (x *mmTx) startPlacement(c *game.MatchmakingConfiguration, rs *ruleset.Rule
 	}
 	p := &game.Placement{ID: m.PlacementID(), QueueName: q.Name, QueueARN: q.ARN, Status: game.PlacementPending, Properties: c.Properties,
 		MaxPlayers: rs.Capacity(), GameSessionData: c.GameSessionData, MatchmakerData: data, StartTime: x.now}
-	p.Deadline = p.StartTime.Add(queueTimeout(q))
 	for _, pl := range players {
 		p.DesiredPlayers = append(p.DesiredPlayers, game.DesiredPlayer{PlayerID: pl.ID})
 		for loc, ms := range pl.LatencyMs {
@@ -41,7 +40,7 @@ func (x *mmTx) startPlacement(c *game.MatchmakingConfiguration, rs *ruleset.Rule
 		}
 	}
 	x.wake = true
-	return x.tx.InsertPlacement(p)
+	return x.s.StartMatchPlacement(x.tx, q, p)
 }
 
 func firstOf(l []string) string {
@@ -77,7 +76,7 @@ func (s *Service) matchPlacementEnded(tx store.Tx, p *game.Placement) error {
 	}
 	switch p.Status {
 	case game.PlacementTimedOut:
-		s.wakePlacer()
+		s.WakePlacer()
 		return x.placementTimedOut(c, m, ts)
 	case game.PlacementFulfilled:
 	case game.PlacementCancelled:

@@ -88,7 +88,7 @@ func (s *Service) hostedBy(ctx context.Context, p ProcessRef, arn string) error 
 	if err != nil {
 		return err
 	}
-	if ref, ok := hostOf(gs); !ok || ref != p {
+	if gs.ProcessID == "" || (ProcessRef{gs.FleetID, gs.ComputeName, gs.ProcessID}) != p {
 		return game.Errorf(game.InvalidRequest, "game session %s is not hosted by this process", arn)
 	}
 	return nil

@@ -1,0 +1,65 @@
+package control
+
+import (
+	"time"
+
+	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/sdkwire"
+	"github.com/anylift/anylift/internal/store"
+)
+
+// The seam between control and FlexMatch. FlexMatch reads and writes its
+// own records (rule sets, configurations, tickets, matches) in the store;
+// what it needs of the rest of the control plane it asks through the
+// methods below, each run inside the caller's transaction unless it says
+// otherwise: an event in the outbox, a match's placement started or
+// cancelled, seats reserved in a game session for a backfill, a push to the
+// server process hosting a session.
+
+// PublishMatchmakingEvent appends a matchmaking event (DetailMatchmaking)
+// of type typ to the outbox inside tx; resource is the configuration's
+// ARN, target its NotificationTarget.
+func (s *Service) PublishMatchmakingEvent(tx store.Tx, typ, resource, target string, detail any) error {
+	_, err := s.publish(tx, DetailMatchmaking, typ, resource, target, detail)
+	return err
+}
+
+// StartMatchPlacement inserts p, a PENDING placement of a match on queue
+// q, inside tx; its deadline is the queue's timeout after p.StartTime.
+// The caller wakes the placer (WakePlacer) once tx has committed.
+func (s *Service) StartMatchPlacement(tx store.Tx, q *game.Queue, p *game.Placement) error {
+	p.Deadline = p.StartTime.Add(queueTimeout(q))
+	return tx.InsertPlacement(p)
+}
+
+// CancelPlacement ends PENDING placement p CANCELLED inside tx, with its
+// queue's event; the placement's end reaches the matchmaker as any other
+// does.
+func (s *Service) CancelPlacement(tx store.Tx, p *game.Placement) error {
+	q, err := s.placementQueue(tx, p)
+	if err != nil {
+		return err
+	}
+	return s.endPlacement(tx, q, p, game.PlacementCancelled)
+}
+
+// ReserveMatchSeats reserves a seat in game session gameSessionID for
+// each player, all or none, inside tx: RESERVED player sessions, in the
+// order given, counting reservations younger than the reservation timeout
+// before now. A *game.Error says the session cannot take them.
+func (s *Service) ReserveMatchSeats(tx store.Tx, gameSessionID string, playerIDs []string, now time.Time) ([]*game.PlayerSession, error) {
+	seats := make([]*game.PlayerSession, 0, len(playerIDs))
+	for _, id := range playerIDs {
+		seats = append(seats, s.newPlayerSession(id, ""))
+	}
+	return seats, tx.ReserveSeats(gameSessionID, seats, now.Add(-s.cfg.ReservationTimeout))
+}
+
+// PushSessionUpdate tells the server process hosting gs, when it is
+// connected, that its session changed for reason (a backfill's outcome,
+// backfillTicketID naming the request). Call it after the change commits.
+func (s *Service) PushSessionUpdate(gs *game.GameSession, reason, backfillTicketID string) {
+	if ref, ok := hostOf(gs); ok {
+		s.push(ref, &sdkwire.UpdateGameSession{GameSession: sessionMessage(gs), UpdateReason: reason, BackfillTicketId: backfillTicketID})
+	}
+}
