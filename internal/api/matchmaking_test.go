@@ -88,7 +88,7 @@ func TestMatchmakingConfigurationsAndTickets(t *testing.T) {
 			_, err = gl.DeleteMatchmakingRuleSet(ctx, &gamelift.DeleteMatchmakingRuleSetInput{Name: aws.String("duel")})
 			wantAPIErr[*types.InvalidRequestException](t, "rule set in use", err)
 
-			if err := env.Server.Service().StepMatchmaking(ctx); err != nil {
+			if err := env.Server.FlexMatch().StepMatchmaking(ctx); err != nil {
 				t.Fatal(err)
 			}
 			d, err := gl.DescribeMatchmaking(ctx, &gamelift.DescribeMatchmakingInput{TicketIds: []string{"tk-0", "tk-1", "nope"}})

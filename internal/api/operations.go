@@ -1,18 +1,23 @@
 package api
 
-import "github.com/anylift/anylift/internal/control"
+import (
+	"github.com/anylift/anylift/internal/control"
+	"github.com/anylift/anylift/internal/flexmatch"
+)
 
 // operations is the operation table: every operation served, by name. Each
-// area lists its own in its ops_<area>.go file.
-func operations(s *control.Service) map[string]handler {
+// area lists its own in its ops_<area>.go file; FlexMatch's are served by
+// fm.
+func operations(s *control.Service, fm *flexmatch.Service) map[string]handler {
 	m := map[string]handler{}
 	for _, add := range []func(*control.Service, map[string]handler){
 		locationOps, tagOps, fleetOps, computeOps, aliasOps, gameSessionOps, playerSessionOps,
-		utilizationOps, searchOps, queueOps,
-		matchmakingOps, matchmakerOps, containerOps, containerFleetOps,
+		utilizationOps, searchOps, queueOps, containerOps, containerFleetOps,
 	} {
 		add(s, m)
 	}
+	matchmakingOps(fm, m)
+	matchmakerOps(fm, m)
 	return m
 }
 

@@ -1,8 +1,8 @@
 package api
 
-import "github.com/anylift/anylift/internal/control"
+import "github.com/anylift/anylift/internal/flexmatch"
 
-func matchmakingOps(s *control.Service, m map[string]handler) {
+func matchmakingOps(s *flexmatch.Service, m map[string]handler) {
 	m["ValidateMatchmakingRuleSet"] = op(s.ValidateMatchmakingRuleSet)
 	m["CreateMatchmakingRuleSet"] = op(s.CreateMatchmakingRuleSet)
 	m["DescribeMatchmakingRuleSets"] = op(s.DescribeMatchmakingRuleSets)

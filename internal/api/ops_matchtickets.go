@@ -1,8 +1,8 @@
 package api
 
-import "github.com/anylift/anylift/internal/control"
+import "github.com/anylift/anylift/internal/flexmatch"
 
-func matchmakerOps(s *control.Service, m map[string]handler) {
+func matchmakerOps(s *flexmatch.Service, m map[string]handler) {
 	m["CreateMatchmakingConfiguration"] = op(s.CreateMatchmakingConfiguration)
 	m["DescribeMatchmakingConfigurations"] = op(s.DescribeMatchmakingConfigurations)
 	m["UpdateMatchmakingConfiguration"] = op(s.UpdateMatchmakingConfiguration)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/anylift/anylift/internal/control"
+	"github.com/anylift/anylift/internal/flexmatch"
 	"github.com/anylift/anylift/internal/sdkwire"
 )
 
@@ -24,7 +25,7 @@ type connected struct {
 	mu      sync.Mutex
 	pushes  []sdkwire.Push
 	gone    []string
-	matches []control.FleetMatchCall
+	matches []flexmatch.FleetMatchCall
 }
 
 func (c *connected) PushLocal(p control.ProcessRef, msg sdkwire.Push) bool {
@@ -39,7 +40,7 @@ func (c *connected) PushLocal(p control.ProcessRef, msg sdkwire.Push) bool {
 
 func (c *connected) Wake() {}
 
-func (c *connected) RunFleetMatch(_ context.Context, call *control.FleetMatchCall) error {
+func (c *connected) RunFleetMatch(_ context.Context, call *flexmatch.FleetMatchCall) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if call.Config == "refused" {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/anylift/anylift/internal/control"
+	"github.com/anylift/anylift/internal/flexmatch"
 	"github.com/anylift/anylift/internal/sdkwire"
 )
 
@@ -24,7 +25,7 @@ const (
 	PingPath       = "/node/v1/ping"
 	WakePath       = "/node/v1/wake"
 	// MatchPath takes a matchmaking step for a game session of a fleet
-	// this node owns (control.FleetMatchCall), as JSON.
+	// this node owns (flexmatch.FleetMatchCall), as JSON.
 	MatchPath = "/node/v1/match"
 )
 
@@ -52,7 +53,7 @@ type Local interface {
 	PushLocal(p control.ProcessRef, msg sdkwire.Push) bool
 	DisconnectLocal(p control.ProcessRef, reason string) bool
 	Wake()
-	RunFleetMatch(ctx context.Context, call *control.FleetMatchCall) error
+	RunFleetMatch(ctx context.Context, call *flexmatch.FleetMatchCall) error
 }
 
 // Handler serves the internal listener: signed pushes and disconnects for
@@ -99,7 +100,7 @@ func Handler(v *Verifier, local Local, relays Relays, log *slog.Logger) http.Han
 		if !ok {
 			return
 		}
-		var call control.FleetMatchCall
+		var call flexmatch.FleetMatchCall
 		if err := json.Unmarshal(body, &call); err != nil {
 			http.Error(w, "bad matchmaking call", http.StatusBadRequest)
 			return
@@ -334,8 +335,8 @@ func (c *Client) Wake(ctx context.Context, base string) error {
 }
 
 // Match asks the node at base, which owns the fleet of the game session
-// call writes, to run it (control.RunFleetMatch); nil when it did.
-func (c *Client) Match(ctx context.Context, base string, call *control.FleetMatchCall) error {
+// call writes, to run it (flexmatch.RunFleetMatch); nil when it did.
+func (c *Client) Match(ctx context.Context, base string, call *flexmatch.FleetMatchCall) error {
 	body, err := json.Marshal(call)
 	if err != nil {
 		return err

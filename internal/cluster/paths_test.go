@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/anylift/anylift/internal/control"
+	"github.com/anylift/anylift/internal/flexmatch"
 	"github.com/anylift/anylift/internal/matchmaking"
 )
 
@@ -82,7 +82,7 @@ func TestPlayerRelayAndAsk(t *testing.T) {
 func TestMatchCall(t *testing.T) {
 	srv, local := receiver(t, nil)
 	c := NewClient(secret, nil)
-	call := &control.FleetMatchCall{Config: "arena", Tickets: []matchmaking.Placed{{TicketID: "t1", Team: "red"}, {TicketID: "bf", Team: "blue"}},
+	call := &flexmatch.FleetMatchCall{Config: "arena", Tickets: []matchmaking.Placed{{TicketID: "t1", Team: "red"}, {TicketID: "bf", Team: "blue"}},
 		Locations: []string{"custom-1"}}
 	if err := c.Match(context.Background(), srv.URL, call); err != nil {
 		t.Fatal(err)
@@ -91,7 +91,7 @@ func TestMatchCall(t *testing.T) {
 		local.matches[0].Tickets[1] != call.Tickets[1] || local.matches[0].Locations[0] != "custom-1" {
 		t.Errorf("the owner ran %+v", local.matches)
 	}
-	if err := c.Match(context.Background(), srv.URL, &control.FleetMatchCall{Config: "refused", TimedOut: "t"}); err == nil ||
+	if err := c.Match(context.Background(), srv.URL, &flexmatch.FleetMatchCall{Config: "refused", TimedOut: "t"}); err == nil ||
 		!strings.Contains(err.Error(), "configuration refused") {
 		t.Errorf("a call the owner refused: %v", err)
 	}

@@ -98,7 +98,7 @@ func (s *Service) storeList(ctx context.Context, q sessionQuery, f store.Session
 // ACTIVE sessions can change (InvalidGameSessionStatus otherwise).
 // Lowering the seats below the current count evicts nobody. The hosting
 // process is told nothing: GameLift calls a server's onUpdateGameSession
-// only with match backfill results (matchbackfill.go), each with its
+// only with match backfill results (flexmatch/backfill.go), each with its
 // UpdateReason, and has no reason for a plain update.
 func (s *Service) UpdateGameSession(ctx context.Context, in *wire.UpdateGameSessionInput) (*wire.UpdateGameSessionOutput, error) {
 	if in.MaximumPlayerSessionCount != nil && int(*in.MaximumPlayerSessionCount) > s.cfg.MaxPlayersPerSession {

@@ -1,6 +1,7 @@
 package control
 
 import (
+	"context"
 	"time"
 
 	"github.com/anylift/anylift/internal/game"
@@ -8,13 +9,42 @@ import (
 	"github.com/anylift/anylift/internal/store"
 )
 
-// The seam between control and FlexMatch. FlexMatch reads and writes its
-// own records (rule sets, configurations, tickets, matches) in the store;
-// what it needs of the rest of the control plane it asks through the
-// methods below, each run inside the caller's transaction unless it says
-// otherwise: an event in the outbox, a match's placement started or
-// cancelled, seats reserved in a game session for a backfill, a push to the
-// server process hosting a session.
+// The seam between control and FlexMatch (internal/flexmatch). FlexMatch
+// reads and writes its own records (rule sets, configurations, tickets,
+// matches) in the store; what it needs of the rest of the control plane it
+// asks through the methods below (flexmatch.Control), each run inside the
+// caller's transaction unless it says otherwise: an event in the outbox, a
+// match's placement started or cancelled, seats reserved in a game session
+// for a backfill, a push to the server process hosting a session. What
+// control needs of FlexMatch it asks through Matchmaker.
+
+// Matchmaker is FlexMatch as control sees it.
+type Matchmaker interface {
+	// StepMatchmaking runs one step of the matchmaker; the sweeps run it
+	// after the placements'.
+	StepMatchmaking(ctx context.Context) error
+	// PlacementEnded is called inside the transaction that ends placement
+	// p, whatever placed it; it acts on those that placed a match.
+	PlacementEnded(tx store.Tx, p *game.Placement) error
+}
+
+// SetMatchmaker makes the sweeps run m's steps and tells m of every
+// placement's end. Call it before Run; without it nothing is matched.
+func (s *Service) SetMatchmaker(m Matchmaker) { s.matchmaker = m }
+
+func (s *Service) stepMatchmaking(ctx context.Context) error {
+	if s.matchmaker == nil {
+		return nil
+	}
+	return s.matchmaker.StepMatchmaking(ctx)
+}
+
+func (s *Service) matchPlacementEnded(tx store.Tx, p *game.Placement) error {
+	if s.matchmaker == nil {
+		return nil
+	}
+	return s.matchmaker.PlacementEnded(tx, p)
+}
 
 // PublishMatchmakingEvent appends a matchmaking event (DetailMatchmaking)
 // of type typ to the outbox inside tx; resource is the configuration's

@@ -85,7 +85,7 @@ func (s *Service) sweeps() []func(context.Context) error {
 		s.sweepAuthTokens,
 		s.expireReservations,
 		s.sweepPlacements,
-		s.StepMatchmaking,
+		s.stepMatchmaking,
 		s.pruneHoldings,
 		s.sweepFaults,
 	}

@@ -138,8 +138,8 @@ type Service struct {
 	placerWake chan struct{}
 	// node is this node's heartbeat and draining state (nodes.go).
 	node nodeState
-	// mmOwner names this node in matchmaker leases (matchloop.go).
-	mmOwner string
+	// matchmaker is FlexMatch; nil until SetMatchmaker (matchmaker.go).
+	matchmaker Matchmaker
 	// live answers session reads from memory when set (live.go).
 	live LiveSessions
 	// hosts answers which process hosts which session when set (hosts.go).
@@ -151,9 +151,6 @@ type Service struct {
 	owners *owners.Map
 	// ownerWake wakes the placer of another fleet's owner (owners.go).
 	ownerWake func(fleetID string)
-	// fleetMatch sends the matchmaking of another node's game session
-	// to that node (matchremote.go).
-	fleetMatch func(ctx context.Context, base string, call *FleetMatchCall) error
 	// assignWake runs AssignFleets before the next tick (owners.go).
 	assignWake chan struct{}
 	// taken: when this node took over each fleet from a dead node
@@ -173,7 +170,7 @@ func New(st store.Store, cfg Config, now func() time.Time, log *slog.Logger) *Se
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	svc := &Service{store: st, cfg: cfg, now: now, log: log, placerWake: make(chan struct{}, 1), mmOwner: game.NewUUID(),
+	svc := &Service{store: st, cfg: cfg, now: now, log: log, placerWake: make(chan struct{}, 1),
 		scaler: newScaler()}
 	if cfg.FaultInjection {
 		svc.fx = newFaultState()

@@ -577,9 +577,9 @@ func TestMatchBackfillIntoASessionOfAnotherNodesFleet(t *testing.T) {
 		return db.QueryRow(`SELECT owner FROM matchmaking_leases WHERE config = 'arena'`).Scan(&holder) == nil
 	})
 	matchmaker, owner, fleet := a, b, fb
-	if holder == b.Server.Service().MatchmakerID() {
+	if holder == b.Server.FlexMatch().MatchmakerID() {
 		matchmaker, owner, fleet = b, a, fa
-	} else if holder != a.Server.Service().MatchmakerID() {
+	} else if holder != a.Server.FlexMatch().MatchmakerID() {
 		t.Fatalf("the configuration is led by %q, neither node", holder)
 	}
 	if fleet == fb {

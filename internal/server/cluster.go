@@ -11,6 +11,7 @@ import (
 	"github.com/anylift/anylift/internal/api"
 	"github.com/anylift/anylift/internal/cluster"
 	"github.com/anylift/anylift/internal/control"
+	"github.com/anylift/anylift/internal/flexmatch"
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/sdkserver"
 	"github.com/anylift/anylift/internal/sdkwire"
@@ -278,8 +279,8 @@ func (b *processes) Wake() {
 }
 
 // RunFleetMatch implements cluster.Local.
-func (b *processes) RunFleetMatch(ctx context.Context, call *control.FleetMatchCall) error {
-	return b.svc.RunFleetMatch(ctx, call)
+func (b *processes) RunFleetMatch(ctx context.Context, call *flexmatch.FleetMatchCall) error {
+	return b.fm.RunFleetMatch(ctx, call)
 }
 
 // DisconnectLocal implements cluster.Local.

@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/anylift/anylift/internal/cluster"
-	"github.com/anylift/anylift/internal/control"
+	"github.com/anylift/anylift/internal/flexmatch"
 	"github.com/anylift/anylift/internal/owners"
 	"github.com/anylift/anylift/internal/sdkserver"
 	"github.com/anylift/anylift/internal/store/sqldb"
@@ -48,7 +48,7 @@ func (s *Server) startOwnership() error {
 	db.SetOwners(m)
 	s.svc.SetOwners(m)
 	s.svc.SetOwnerWake(func(fleetID string) { s.wakeOwner(m, fleetID) })
-	s.svc.SetFleetMatch(func(ctx context.Context, base string, call *control.FleetMatchCall) error {
+	s.fm.SetFleetMatch(m, func(ctx context.Context, base string, call *flexmatch.FleetMatchCall) error {
 		ctx, cancel := context.WithTimeout(ctx, cluster.Timeout)
 		defer cancel()
 		return s.procs.fwd.Match(ctx, base, call)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/anylift/anylift/internal/cluster"
 	"github.com/anylift/anylift/internal/control"
+	"github.com/anylift/anylift/internal/flexmatch"
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/sdkserver"
 	"github.com/anylift/anylift/internal/sdkwire"
@@ -16,6 +17,7 @@ import (
 // control, and carries control's pushes to connected processes.
 type processes struct {
 	svc *control.Service
+	fm  *flexmatch.Service
 	hub *sdkserver.Server
 	fwd *cluster.Client // nil without a node secret: nothing is forwarded
 	log *slog.Logger
@@ -101,11 +103,11 @@ func (b *processes) DescribePlayerSessions(ctx context.Context, p sdkserver.Proc
 }
 
 func (b *processes) StartMatchBackfill(ctx context.Context, p sdkserver.Process, r *sdkwire.StartMatchBackfill) (*sdkwire.StartMatchBackfillResult, error) {
-	return b.svc.ProcessStartMatchBackfill(ctx, ref(p), r)
+	return b.fm.ProcessStartMatchBackfill(ctx, flexmatch.Process(ref(p)), r)
 }
 
 func (b *processes) StopMatchBackfill(ctx context.Context, p sdkserver.Process, r *sdkwire.StopMatchBackfill) error {
-	return b.svc.ProcessStopMatchBackfill(ctx, ref(p), r)
+	return b.fm.ProcessStopMatchBackfill(ctx, flexmatch.Process(ref(p)), r)
 }
 
 func (b *processes) GetComputeCertificate(ctx context.Context, p sdkserver.Process) (*sdkwire.GetComputeCertificateResult, error) {

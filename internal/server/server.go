@@ -24,6 +24,7 @@ import (
 	"github.com/anylift/anylift/internal/cluster"
 	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/events"
+	"github.com/anylift/anylift/internal/flexmatch"
 	"github.com/anylift/anylift/internal/extapi"
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/gateway"
@@ -139,6 +140,7 @@ type Server struct {
 	mem    *owned.Memory
 	store  store.Store
 	svc    *control.Service
+	fm     *flexmatch.Service
 	api    *api.Handler
 	events *events.Service
 	hub    *sdkserver.Server
@@ -272,7 +274,10 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 		agentEndpoint = "http://" + s.ln.Addr().String()
 	}
 	s.events = newEvents(cfg, st, keys)
-	s.svc = control.New(events.Notifying(st, s.events.Wake), control.Config{
+	// Both services write the outbox: the event stream wakes after either
+	// commits an event.
+	notifying := events.Notifying(st, s.events.Wake)
+	s.svc = control.New(notifying, control.Config{
 		Account:              game.Account{Region: cfg.Region, ID: cfg.AccountID},
 		AuthTokenTTL:         cfg.AuthTokenTTL,
 		ReservationTimeout:   cfg.ReservationTimeout,
@@ -290,6 +295,8 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 		NodeTTL:              cfg.NodeTTL,
 		FaultInjection:       cfg.AllowFaultInjection,
 	}, cfg.Now, cfg.Log)
+	s.fm = flexmatch.New(notifying, s.svc, flexmatch.Config{Account: s.svc.Config().Account}, cfg.Now, cfg.Log)
+	s.svc.SetMatchmaker(s.fm)
 	if err := s.loadLive(ctx); err != nil {
 		s.closeListeners()
 		return nil, err
@@ -298,7 +305,7 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 		cfg.Log.Warn("INSECURE: --insecure-any-credentials is set; any well-formed signature from any access key is accepted. Use this for local development only.")
 	}
 	procs := s.procs
-	procs.svc = s.svc
+	procs.svc, procs.fm = s.svc, s.fm
 	if cfg.NodeSecret != "" {
 		procs.fwd = cluster.NewClient([]byte(cfg.NodeSecret), cfg.Now)
 	}
@@ -313,7 +320,7 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 	if procs.fwd != nil {
 		relay = procs.fwd
 	}
-	s.api = api.New(s.svc, api.Options{
+	s.api = api.New(s.svc, s.fm, api.Options{
 		Verifier: &api.Verifier{Keys: keys, AnyCredentials: cfg.AnyCredentials, Region: signingRegion(cfg), Now: cfg.Now},
 		Log:      cfg.Log,
 		Observe:  s.obs.exporter.Observe,
@@ -541,6 +548,9 @@ func (s *Server) URL() string { return "http://" + s.Addr() }
 
 // Service is the application, for tests and in-process tools.
 func (s *Server) Service() *control.Service { return s.svc }
+
+// FlexMatch is the FlexMatch service, for tests and in-process tools.
+func (s *Server) FlexMatch() *flexmatch.Service { return s.fm }
 
 // Close stops accepting requests, lets those in flight finish (until ctx
 // ends), stops the background loops and closes the store.

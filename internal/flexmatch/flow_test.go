@@ -1,4 +1,4 @@
-package control
+package flexmatch
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/store"
 	"github.com/anylift/anylift/internal/store/sqlite"
@@ -27,7 +28,7 @@ const squadRules = `{"name":"squad","ruleLanguageVersion":"1.0",
 
 type mmHarness struct {
 	t   *testing.T
-	s   *Service
+	s   *node
 	st  store.Store
 	now *time.Time
 }
@@ -41,7 +42,7 @@ func newMMHarness(t *testing.T, rules string, cfg wire.CreateMatchmakingConfigur
 	t.Cleanup(func() { st.Close() })
 	now := time.UnixMilli(1767225600000).UTC()
 	h := &mmHarness{t: t, st: st, now: &now}
-	h.s = New(st, Config{Account: game.Account{Region: "us-west-2", ID: "123456789012"}}, func() time.Time { return *h.now }, nil)
+	h.s = newNode(st, control.Config{Account: game.Account{Region: "us-west-2", ID: "123456789012"}}, func() time.Time { return *h.now })
 	ctx := context.Background()
 	if _, err := h.s.CreateMatchmakingRuleSet(ctx, &wire.CreateMatchmakingRuleSetInput{Name: wire.String("rules"), RuleSetBody: wire.String(rules)}); err != nil {
 		t.Fatal(err)
@@ -123,7 +124,7 @@ func (h *mmHarness) events() ([]string, []map[string]any) {
 			if err := json.Unmarshal(n.Envelope, &env); err != nil {
 				return err
 			}
-			if env.DetailType != DetailMatchmaking {
+			if env.DetailType != control.DetailMatchmaking {
 				continue
 			}
 			name := env.Detail["type"].(string)

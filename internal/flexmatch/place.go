@@ -1,4 +1,4 @@
-package control
+package flexmatch
 
 import (
 	"github.com/anylift/anylift/internal/game"
@@ -40,7 +40,7 @@ func (x *mmTx) startPlacement(c *game.MatchmakingConfiguration, rs *ruleset.Rule
 		}
 	}
 	x.wake = true
-	return x.s.StartMatchPlacement(x.tx, q, p)
+	return x.s.ctl.StartMatchPlacement(x.tx, q, p)
 }
 
 func firstOf(l []string) string {
@@ -50,11 +50,12 @@ func firstOf(l []string) string {
 	return l[0]
 }
 
-// matchPlacementEnded is called inside the transaction that ends
-// placement p: when p placed a match, its tickets complete in the new
-// session (FULFILLED), time out (TIMED_OUT) or fail. A fulfilled match
-// under AUTOMATIC backfill with free slots gets its first backfill ticket.
-func (s *Service) matchPlacementEnded(tx store.Tx, p *game.Placement) error {
+// PlacementEnded is called inside the transaction that ends placement p
+// (control.Matchmaker): when p placed a match, its tickets complete in
+// the new session (FULFILLED), time out (TIMED_OUT) or fail. A fulfilled
+// match under AUTOMATIC backfill with free slots gets its first backfill
+// ticket.
+func (s *Service) PlacementEnded(tx store.Tx, p *game.Placement) error {
 	if p.MatchmakerData == "" {
 		return nil // a match's placement always carries its data
 	}
@@ -76,7 +77,7 @@ func (s *Service) matchPlacementEnded(tx store.Tx, p *game.Placement) error {
 	}
 	switch p.Status {
 	case game.PlacementTimedOut:
-		s.WakePlacer()
+		s.ctl.WakePlacer()
 		return x.placementTimedOut(c, m, ts)
 	case game.PlacementFulfilled:
 	case game.PlacementCancelled:

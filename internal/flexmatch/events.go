@@ -1,4 +1,4 @@
-package control
+package flexmatch
 
 import (
 	"github.com/anylift/anylift/internal/game"
@@ -70,7 +70,7 @@ func newMatchDetail(typ string, c *game.MatchmakingConfiguration, m *game.Match,
 		d.MatchID = m.ID
 	}
 	for _, t := range tickets {
-		td := ticketDetail{TicketID: t.ID, StartTime: EventTime(t.StartTime), Players: []playerDetail{}}
+		td := ticketDetail{TicketID: t.ID, StartTime: eventTime(t.StartTime), Players: []playerDetail{}}
 		for _, p := range t.Players {
 			pd := playerDetail{PlayerID: p.ID, Team: p.Team, PlayerSessionID: p.PlayerSessionID}
 			if m != nil && typ == evAcceptMatch {
@@ -88,7 +88,7 @@ func newMatchDetail(typ string, c *game.MatchmakingConfiguration, m *game.Match,
 
 // publishMatch publishes a matchmaking event of c inside tx.
 func (s *Service) publishMatch(tx store.Tx, c *game.MatchmakingConfiguration, d *matchDetail) error {
-	return s.PublishMatchmakingEvent(tx, d.Type, s.cfg.Account.MatchmakingConfigurationARN(c.Name), c.NotificationTarget, d)
+	return s.ctl.PublishMatchmakingEvent(tx, d.Type, s.cfg.Account.MatchmakingConfigurationARN(c.Name), c.NotificationTarget, d)
 }
 
 // publishEach publishes one event per ticket, as GameLift does for

@@ -1,10 +1,11 @@
-package control
+package flexmatch
 
 import (
 	"context"
 
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/matchmaking"
+	"github.com/anylift/anylift/internal/owners"
 )
 
 // Match backfill into a game session of a fleet another node owns (fleet
@@ -35,10 +36,13 @@ type FleetMatchCall struct {
 // at most one ticket per player of its rule set (200 at most).
 const maxCallTickets = 1000
 
-// SetFleetMatch sets how this node sends a FleetMatchCall to the node at
-// base (its forwarding address, over the node channel); nil sends nothing.
-func (s *Service) SetFleetMatch(f func(ctx context.Context, base string, call *FleetMatchCall) error) {
-	s.fleetMatch = f
+// SetFleetMatch makes this node send the matchmaking of a game session of
+// another node's fleet to that node: m is this node's view of fleet
+// ownership, f sends a FleetMatchCall to the node at base (its forwarding
+// address, over the node channel). With either nil, every match is made
+// here.
+func (s *Service) SetFleetMatch(m *owners.Map, f func(ctx context.Context, base string, call *FleetMatchCall) error) {
+	s.owners, s.fleetMatch = m, f
 }
 
 // elsewhere is the forwarding address of the node owning the fleet of

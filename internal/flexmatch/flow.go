@@ -1,4 +1,4 @@
-package control
+package flexmatch
 
 import (
 	"context"
@@ -35,7 +35,7 @@ func (s *Service) mmUpdate(ctx context.Context, fn func(x *mmTx) error) error {
 		p()
 	}
 	if x.wake {
-		s.WakePlacer()
+		s.ctl.WakePlacer()
 	}
 	return nil
 }
@@ -207,5 +207,5 @@ func (x *mmTx) backfillEnded(t *game.MatchTicket, reason string) {
 		return
 	}
 	id := t.ID
-	x.pushes = append(x.pushes, func() { x.s.PushSessionUpdate(gs, reason, id) })
+	x.pushes = append(x.pushes, func() { x.s.ctl.PushSessionUpdate(gs, reason, id) })
 }

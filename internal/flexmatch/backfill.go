@@ -1,4 +1,4 @@
-package control
+package flexmatch
 
 import (
 	"context"
@@ -100,7 +100,7 @@ func (x *mmTx) fillBackfill(c *game.MatchmakingConfiguration, rs *ruleset.RuleSe
 		x.backfillEnded(bf, "BACKFILL_FAILED")
 		return x.fail(c, m, ts, game.TicketFailed)
 	}
-	seats, err := x.s.ReserveMatchSeats(x.tx, gs.ID, ids, x.now)
+	seats, err := x.s.ctl.ReserveMatchSeats(x.tx, gs.ID, ids, x.now)
 	if err != nil {
 		if _, isGame := err.(*game.Error); !isGame {
 			return err
@@ -128,7 +128,7 @@ func (x *mmTx) fillBackfill(c *game.MatchmakingConfiguration, rs *ruleset.RuleSe
 		return err
 	}
 	id := bf.ID
-	x.pushes = append(x.pushes, func() { x.s.PushSessionUpdate(gs, "MATCHMAKING_DATA_UPDATED", id) })
+	x.pushes = append(x.pushes, func() { x.s.ctl.PushSessionUpdate(gs, "MATCHMAKING_DATA_UPDATED", id) })
 	if err := x.complete(c, m, ts, gs); err != nil {
 		return err
 	}

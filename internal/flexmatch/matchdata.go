@@ -1,4 +1,4 @@
-package control
+package flexmatch
 
 import (
 	"encoding/json"

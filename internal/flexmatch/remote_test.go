@@ -1,4 +1,4 @@
-package control
+package flexmatch
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/matchmaking"
 	"github.com/anylift/anylift/internal/owners"
@@ -23,8 +24,8 @@ type remoteWorld struct {
 	t          *testing.T
 	st         store.Store
 	now        time.Time
-	matchmaker *Service
-	owner      *Service
+	matchmaker *node
+	owner      *node
 	session    string
 	send       func(ctx context.Context, call *FleetMatchCall) error
 	calls      []FleetMatchCall
@@ -43,14 +44,14 @@ func newRemoteWorld(t *testing.T) *remoteWorld {
 	}
 	t.Cleanup(func() { st.Close() })
 	w := &remoteWorld{t: t, st: st, now: time.UnixMilli(1767225600000).UTC()}
-	cfg := Config{Account: game.Account{Region: "us-west-2", ID: "123456789012"}}
+	cfg := control.Config{Account: game.Account{Region: "us-west-2", ID: "123456789012"}}
 	clock := func() time.Time { return w.now }
-	w.matchmaker, w.owner = New(st, cfg, clock, nil), New(st, cfg, clock, nil)
+	w.matchmaker, w.owner = newNode(st, cfg, clock), newNode(st, cfg, clock)
 	m := owners.New("node-a")
 	m.Refresh([]store.FleetOwner{{FleetID: "fleet-1", NodeID: "node-b", Epoch: 1}},
 		[]*store.Node{{ID: "node-a", Alive: true}, {ID: "node-b", Address: "http://node-b", Alive: true}}, true)
 	w.matchmaker.SetOwners(m)
-	w.matchmaker.SetFleetMatch(func(ctx context.Context, base string, call *FleetMatchCall) error {
+	w.matchmaker.SetFleetMatch(m, func(ctx context.Context, base string, call *FleetMatchCall) error {
 		if base != "http://node-b" {
 			t.Errorf("a call to %s", base)
 		}

@@ -1,4 +1,4 @@
-package control
+package flexmatch
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/store"
 	"github.com/anylift/anylift/internal/store/sqlite"
@@ -58,7 +59,7 @@ func benchMatchmaking(b *testing.B, rules string, n int, waiting bool) {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	s := New(st, Config{Account: game.Account{Region: "us-west-2", ID: "123456789012"}}, nil, nil)
+	s := newNode(st, control.Config{Account: game.Account{Region: "us-west-2", ID: "123456789012"}}, nil)
 	if _, err := s.CreateMatchmakingRuleSet(ctx, &wire.CreateMatchmakingRuleSetInput{Name: wire.String("r"), RuleSetBody: wire.String(rules)}); err != nil {
 		b.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package control
+package flexmatch
 
 import (
 	"context"
@@ -9,10 +9,18 @@ import (
 	"github.com/anylift/anylift/internal/wire"
 )
 
+// Process names a server process calling through the server SDK: its
+// fleet, compute and process id (as control.ProcessRef).
+type Process struct {
+	FleetID     string
+	ComputeName string
+	PID         string
+}
+
 // ProcessStartMatchBackfill is the server SDK's StartMatchBackfill from
 // process p: the game session must be p's; otherwise as
 // StartMatchBackfill.
-func (s *Service) ProcessStartMatchBackfill(ctx context.Context, p ProcessRef, r *sdkwire.StartMatchBackfill) (*sdkwire.StartMatchBackfillResult, error) {
+func (s *Service) ProcessStartMatchBackfill(ctx context.Context, p Process, r *sdkwire.StartMatchBackfill) (*sdkwire.StartMatchBackfillResult, error) {
 	if err := s.hostedBy(ctx, p, r.GameSessionArn); err != nil {
 		return nil, err
 	}
@@ -58,7 +66,7 @@ func sdkAttribute(a sdkwire.AttributeValue) wire.AttributeValue {
 
 // ProcessStopMatchBackfill is the server SDK's StopMatchBackfill: it
 // cancels a backfill ticket of p's game session.
-func (s *Service) ProcessStopMatchBackfill(ctx context.Context, p ProcessRef, r *sdkwire.StopMatchBackfill) error {
+func (s *Service) ProcessStopMatchBackfill(ctx context.Context, p Process, r *sdkwire.StopMatchBackfill) error {
 	if err := s.hostedBy(ctx, p, r.GameSessionArn); err != nil {
 		return err
 	}
@@ -78,7 +86,7 @@ func (s *Service) ProcessStopMatchBackfill(ctx context.Context, p ProcessRef, r 
 }
 
 // hostedBy answers InvalidRequest unless game session arn is hosted by p.
-func (s *Service) hostedBy(ctx context.Context, p ProcessRef, arn string) error {
+func (s *Service) hostedBy(ctx context.Context, p Process, arn string) error {
 	var gs *game.GameSession
 	err := s.view(ctx, func(tx store.Tx) error {
 		var err error
@@ -88,7 +96,7 @@ func (s *Service) hostedBy(ctx context.Context, p ProcessRef, arn string) error 
 	if err != nil {
 		return err
 	}
-	if gs.ProcessID == "" || (ProcessRef{gs.FleetID, gs.ComputeName, gs.ProcessID}) != p {
+	if gs.ProcessID == "" || (Process{gs.FleetID, gs.ComputeName, gs.ProcessID}) != p {
 		return game.Errorf(game.InvalidRequest, "game session %s is not hosted by this process", arn)
 	}
 	return nil

@@ -1,4 +1,4 @@
-package control
+package flexmatch
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/store"
 	"github.com/anylift/anylift/internal/store/storetest"
@@ -23,8 +24,8 @@ func TestMatchersOnTwoNodesNeverShareATicket(t *testing.T) {
 		ctx := context.Background()
 		now := time.UnixMilli(1767225600000).UTC()
 		clock := func() time.Time { return now }
-		cfg := Config{Account: game.Account{Region: "us-west-2", ID: "123456789012"}}
-		a, b := New(st, cfg, clock, nil), New(st, cfg, clock, nil)
+		cfg := control.Config{Account: game.Account{Region: "us-west-2", ID: "123456789012"}}
+		a, b := newNode(st, cfg, clock), newNode(st, cfg, clock)
 		if _, err := a.CreateMatchmakingRuleSet(ctx, &wire.CreateMatchmakingRuleSetInput{Name: wire.String("rules"), RuleSetBody: wire.String(duelRules)}); err != nil {
 			t.Fatal(err)
 		}
@@ -44,7 +45,7 @@ func TestMatchersOnTwoNodesNeverShareATicket(t *testing.T) {
 		}
 		var wg sync.WaitGroup
 		errs := make([]error, 2)
-		for i, s := range []*Service{a, b} {
+		for i, s := range []*node{a, b} {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()

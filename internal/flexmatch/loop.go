@@ -1,4 +1,4 @@
-package control
+package flexmatch
 
 import (
 	"context"
@@ -207,7 +207,7 @@ func (s *Service) matchPool(ctx context.Context, name string, now time.Time) err
 	for start := 0; start < len(found); start += matchBatch {
 		batch := found[start:min(len(found), start+matchBatch)]
 		// A match that fills a session of another node's fleet is that
-		// node's to make (matchremote.go); the others are made here.
+		// node's to make (remote.go); the others are made here.
 		var here []matchmaking.Match
 		away := map[int]string{}
 		for i, fm := range batch {
@@ -348,5 +348,5 @@ func (x *mmTx) timeOutPlacing(t *game.MatchTicket) error {
 	if err != nil || p.Status != game.PlacementPending || p.GameSessionID != "" {
 		return err
 	}
-	return x.s.CancelPlacement(x.tx, p)
+	return x.s.ctl.CancelPlacement(x.tx, p)
 }
