@@ -1,6 +1,8 @@
 // Package control is Anylift's application layer: one method per GameLift
 // operation, each run as one store transaction, plus the background loops
 // that move records along in time (reservation timeouts and the like).
+// FlexMatch's operations and loop are internal/flexmatch's; matchmaker.go
+// is the seam between the two.
 //
 // Methods take and return wire shapes that the API layer has already
 // decoded and validated against the model; they check the rules the model
