@@ -702,6 +702,39 @@ func (s *Service) ContainerFleetRuns(ctx context.Context) ([]*ContainerFleetRun,
 	return out, err
 }
 
+// ContainerFleetStopped reports whether a container fleet runs no game
+// server container groups now (ContainerFleetRuns would not list it): it
+// is gone, not ACTIVE, or has no game server container group definition.
+func (s *Service) ContainerFleetStopped(ctx context.Context, fleetID string) (stopped bool, err error) {
+	err = s.view(ctx, func(tx store.Tx) error {
+		f, err := tx.GetFleet(fleetID)
+		if game.IsKind(err, game.NotFound) {
+			stopped = true
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		stopped = f.Container == nil || f.Status != game.FleetActive || f.Container.GameServerGroup.Name == ""
+		return nil
+	})
+	return stopped, err
+}
+
+// ContainerComputeKnown reports whether a fleet has a compute of that name
+// now.
+func (s *Service) ContainerComputeKnown(ctx context.Context, fleetID, name string) (known bool, err error) {
+	err = s.view(ctx, func(tx store.Tx) error {
+		_, err := tx.GetCompute(fleetID, name)
+		known = err == nil
+		if game.IsKind(err, game.NotFound) {
+			return nil
+		}
+		return err
+	})
+	return known, err
+}
+
 // eachCompute calls fn with every compute of a fleet.
 func eachCompute(tx store.Tx, fleetID string, fn func(*game.Compute)) error {
 	page := store.Page{Limit: 1000}
