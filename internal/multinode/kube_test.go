@@ -31,7 +31,9 @@ import (
 // server with two real nodes on PostgreSQL with --fleet-ownership, the
 // test as the cluster's scheduler and kubelets (each pod's game server a
 // Go SDK process connected through nginx with the pod's environment). The
-// node owning the fleet makes its pods; it is killed (SIGKILL) right after
+// fleet is owned by the node that does not hold the controller's Lease, and
+// that node makes its pods (the store would refuse the other's); it is
+// killed (SIGKILL) right after
 // a scale-up reached it, while it makes them, and the other node takes the
 // fleet and goes on from where it was: the pods it finds are adopted, not
 // made again (never more pods than wanted), the group hosting a game
@@ -59,13 +61,35 @@ func TestContainerFleetOwnedOnKubernetes(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	out, err := gl.CreateContainerFleet(ctx, &gamelift.CreateContainerFleetInput{
-		FleetRoleArn: aws.String("arn:aws:iam::123456789012:role/arena"), GameServerContainerGroupDefinitionName: aws.String("arena")})
-	if err != nil {
-		t.Fatal(err)
+	// The node holding the Lease, which runs the controller alone
+	// without fleet ownership.
+	var elected *node
+	c.waitFor("a node to hold the controller's Lease", 60*time.Second, func() bool {
+		l, err := kc.Client.CoordinationV1().Leases(ns).Get(ctx, kube.LeaseName, metav1.GetOptions{})
+		if err == nil && l.Spec.HolderIdentity != nil {
+			elected = c.nodeByID(*l.Spec.HolderIdentity)
+		}
+		return elected != nil
+	})
+	// A fleet the other node should own (rendezvous hashing: one fleet
+	// in two, so a few tries at most).
+	var fleet string
+	for try := 0; fleet == ""; try++ {
+		if try == 20 {
+			t.Fatal("20 fleets, all to be owned by the node holding the Lease")
+		}
+		out, err := gl.CreateContainerFleet(ctx, &gamelift.CreateContainerFleetInput{
+			FleetRoleArn: aws.String("arn:aws:iam::123456789012:role/arena"), GameServerContainerGroupDefinitionName: aws.String("arena")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := aws.ToString(out.ContainerFleet.FleetId)
+		if c.shouldOwn(id) != elected {
+			fleet = id
+		} else if _, err := gl.DeleteContainerFleet(ctx, &gamelift.DeleteContainerFleetInput{FleetId: aws.String(id)}); err != nil {
+			t.Fatal(err)
+		}
 	}
-	fleet := aws.ToString(out.ContainerFleet.FleetId)
-
 	// The fleet settles on the node that should own it (the node that
 	// created it hands it on if that is the other).
 	var first *node
@@ -73,10 +97,7 @@ func TestContainerFleetOwnedOnKubernetes(t *testing.T) {
 		first = c.owner(fleet)
 		return first != nil && first == c.shouldOwn(fleet)
 	})
-	other := c.nodes[0]
-	if other == first {
-		other = c.nodes[1]
-	}
+	other := elected
 	groups := func(what string, pods, busy, idle int) {
 		t.Helper()
 		c.waitFor(what, 60*time.Second, func() bool {
@@ -101,11 +122,11 @@ func TestContainerFleetOwnedOnKubernetes(t *testing.T) {
 	session := aws.ToString(gs.GameSession.GameSessionId)
 	c.waitFor("the game session ACTIVE", 20*time.Second, func() bool { return c.sessionStatus(session) == "ACTIVE" })
 	groups("one busy group and two idle", 3, 1, 2)
-	before := k.names()
+	before := k.names(fleet)
 
 	// The owner is asked for 8 instances and killed as soon as it has
 	// said yes: its controller is then making the pods.
-	k.resetMax()
+	k.resetMax(fleet)
 	capacity(c.nodeClient(first), 8)
 	first.cmd.Process.Signal(syscall.SIGKILL)
 	<-first.done
@@ -113,7 +134,7 @@ func TestContainerFleetOwnedOnKubernetes(t *testing.T) {
 	t.Logf("fleet taken over %v after its owner was killed", took)
 	groups("eight groups running under the new owner", 8, 1, 7)
 	for name := range before {
-		if !k.names()[name] {
+		if !k.names(fleet)[name] {
 			t.Errorf("pod %s of the killed owner's time is gone: not adopted", name)
 		}
 	}
@@ -137,28 +158,38 @@ func TestContainerFleetOwnedOnKubernetes(t *testing.T) {
 // over the live nodes).
 func (c *cluster) shouldOwn(fleet string) *node {
 	c.t.Helper()
+	ids := c.nodeIDs()
+	var all []string
+	for id := range ids {
+		all = append(all, id)
+	}
+	return ids[owners.Owner(fleet, all)]
+}
+
+// nodeByID returns the node of an id in the store.
+func (c *cluster) nodeByID(id string) *node { return c.nodeIDs()[id] }
+
+// nodeIDs maps the ids of the nodes in the store to the nodes.
+func (c *cluster) nodeIDs() map[string]*node {
+	c.t.Helper()
 	rows, err := c.db.Query(`SELECT id, address FROM nodes`)
 	if err != nil {
 		c.t.Fatal(err)
 	}
 	defer rows.Close()
-	byID := map[string]string{}
-	var ids []string
+	out := map[string]*node{}
 	for rows.Next() {
 		var id, addr string
 		if err := rows.Scan(&id, &addr); err != nil {
 			c.t.Fatal(err)
 		}
-		byID[id] = addr
-		ids = append(ids, id)
-	}
-	want := byID[owners.Owner(fleet, ids)]
-	for _, n := range c.nodes {
-		if n.internal == want {
-			return n
+		for _, n := range c.nodes {
+			if n.internal == addr {
+				out[id] = n
+			}
 		}
 	}
-	return nil
+	return out
 }
 
 // sessionStatus is a game session's status in the store.
@@ -200,7 +231,7 @@ func (c *cluster) fleetGroups(k *podKubelet, fleet string) fleetState {
 			st.active++
 		}
 	}
-	names := k.names()
+	names := k.names(fleet)
 	st.pods = len(names)
 	st.matched = len(names) == len(computes)
 	for n := range names {
@@ -226,12 +257,12 @@ type podKubelet struct {
 
 	mu      sync.Mutex
 	started map[string]*sdk.Process // by pod name; nil while starting
-	live    map[string]bool
-	max     int
+	live    map[string]string          // pods not being deleted: name → fleet
+	max     int                        // the most pods of one fleet at once
 }
 
 func startPodKubelet(t *testing.T, cs kubernetes.Interface, ns string) *podKubelet {
-	k := &podKubelet{t: t, cs: cs, ns: ns, started: map[string]*sdk.Process{}, live: map[string]bool{}}
+	k := &podKubelet{t: t, cs: cs, ns: ns, started: map[string]*sdk.Process{}, live: map[string]string{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	f := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace(ns))
 	inf := f.Core().V1().Pods().Informer()
@@ -288,9 +319,10 @@ func (k *podKubelet) step(ctx context.Context, p *corev1.Pod) {
 		return
 	}
 	k.mu.Lock()
-	if !k.live[p.Name] {
-		k.live[p.Name] = true
-		k.max = max(k.max, len(k.live))
+	if _, ok := k.live[p.Name]; !ok {
+		fleet := p.Labels[kube.LabelFleet]
+		k.live[p.Name] = fleet
+		k.max = max(k.max, k.count(fleet))
 	}
 	_, started := k.started[p.Name]
 	if p.Spec.NodeName != "" && !started {
@@ -382,20 +414,33 @@ func (k *podKubelet) start(ctx context.Context, p *corev1.Pod) error {
 	}
 }
 
-// names are the pods not being deleted.
-func (k *podKubelet) names() map[string]bool {
+// names are a fleet's pods not being deleted.
+func (k *podKubelet) names(fleet string) map[string]bool {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	out := make(map[string]bool, len(k.live))
-	for n := range k.live {
-		out[n] = true
+	out := map[string]bool{}
+	for n, f := range k.live {
+		if f == fleet {
+			out[n] = true
+		}
 	}
 	return out
 }
 
-func (k *podKubelet) resetMax() {
+// count is the number of a fleet's pods not being deleted; k.mu is held.
+func (k *podKubelet) count(fleet string) int {
+	n := 0
+	for _, f := range k.live {
+		if f == fleet {
+			n++
+		}
+	}
+	return n
+}
+
+func (k *podKubelet) resetMax(fleet string) {
 	k.mu.Lock()
-	k.max = len(k.live)
+	k.max = k.count(fleet)
 	k.mu.Unlock()
 }
 
