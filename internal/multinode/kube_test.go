@@ -257,8 +257,8 @@ type podKubelet struct {
 
 	mu      sync.Mutex
 	started map[string]*sdk.Process // by pod name; nil while starting
-	live    map[string]string          // pods not being deleted: name → fleet
-	max     int                        // the most pods of one fleet at once
+	live    map[string]string       // pods not being deleted: name → fleet
+	max     int                     // the most pods of one fleet at once
 }
 
 func startPodKubelet(t *testing.T, cs kubernetes.Interface, ns string) *podKubelet {
