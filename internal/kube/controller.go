@@ -16,8 +16,9 @@
 // Pods are labelled with their fleet, definition and version, instance and
 // group slot. The controller reconciles every fleet on a short interval
 // and whenever a pod of a fleet changes; it creates the missing groups,
-// removes surplus ones that host no game session (never one that does),
-// replaces idle groups of an older definition version, replaces pods that
+// removes surplus ones that host no game session first, and then busy ones
+// only when every session they host is ACTIVE without protection
+// (GameLift's NoProtection), replaces idle groups of an older definition version, replaces pods that
 // failed or that the cluster takes away (a node lost, shut down, drained
 // or short of memory: the fleet event GameLift records for each, see
 // cause), and deregisters groups whose pod is gone.
@@ -466,7 +467,9 @@ func (c *Controller) reconcileFleet(ctx context.Context, r *control.ContainerFle
 	have := len(live) + pendingCount
 
 	// Surplus first: idle groups go, the highest instance first, outdated
-	// ones before current ones; busy ones stay.
+	// ones before current ones; then, if there are still too many, busy
+	// ones whose game sessions a scale-down may end (all ACTIVE, without
+	// protection), the highest instance first. Other busy ones stay.
 	sort.Slice(live, func(i, j int) bool {
 		if live[i].outdated != live[j].outdated {
 			return live[i].outdated
@@ -485,14 +488,34 @@ func (c *Controller) reconcileFleet(ctx context.Context, r *control.ContainerFle
 		}
 		keep = append(keep, g)
 	}
+	idle := len(doomed)
+	if have > want {
+		var busy []group
+		for _, g := range keep {
+			if have > want && r.Unprotected[g.pod.Name] {
+				doomed = append(doomed, g)
+				have--
+				continue
+			}
+			busy = append(busy, g)
+		}
+		keep = busy
+	}
 	removed := make([]bool, len(doomed))
 	errs = append(errs, c.parallel(len(doomed), func(i int) error {
 		name := doomed[i].pod.Name
-		ok, err := c.cfg.Service.RemoveIdleContainerCompute(ctx, f.ID, name)
+		remove := c.cfg.Service.RemoveIdleContainerCompute
+		if i >= idle {
+			remove = c.cfg.Service.RemoveUnprotectedContainerCompute
+		}
+		ok, err := remove(ctx, f.ID, name)
 		if err != nil || !ok {
-			return err // busy since: it stays
+			return err // busy (or protected) since: it stays
 		}
 		removed[i] = true
+		if i >= idle {
+			c.cfg.Log.Info("scale-down removed a game server container group hosting unprotected game sessions", "fleet", f.ID, "group", name)
+		}
 		return c.removePod(ctx, name)
 	})...)
 	for i, g := range doomed {

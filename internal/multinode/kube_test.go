@@ -39,7 +39,7 @@ import (
 // made again (never more pods than wanted), the group hosting a game
 // session keeps it, what the dead node left half made is completed, and a
 // scale-down on the new owner removes the idle groups and spares the busy
-// one.
+// one (its session protected).
 func TestContainerFleetOwnedOnKubernetes(t *testing.T) {
 	kc := kubetest.Start(t)
 	c := prepareCluster(t)
@@ -79,7 +79,8 @@ func TestContainerFleetOwnedOnKubernetes(t *testing.T) {
 			t.Fatal("20 fleets, all to be owned by the node holding the Lease")
 		}
 		out, err := gl.CreateContainerFleet(ctx, &gamelift.CreateContainerFleetInput{
-			FleetRoleArn: aws.String("arn:aws:iam::123456789012:role/arena"), GameServerContainerGroupDefinitionName: aws.String("arena")})
+			FleetRoleArn: aws.String("arn:aws:iam::123456789012:role/arena"), GameServerContainerGroupDefinitionName: aws.String("arena"),
+			NewGameSessionProtectionPolicy: types.ProtectionPolicyFullProtection})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -146,7 +147,7 @@ func TestContainerFleetOwnedOnKubernetes(t *testing.T) {
 	}
 
 	// Reconciliation goes on under the new owner: down to nothing, the
-	// busy group stays.
+	// busy group, whose session is protected, stays.
 	capacity(gl, 0)
 	groups("only the busy group left", 1, 1, 0)
 	if st := c.sessionStatus(session); st != "ACTIVE" {
