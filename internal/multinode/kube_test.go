@@ -125,12 +125,22 @@ func TestContainerFleetOwnedOnKubernetes(t *testing.T) {
 	groups("one busy group and two idle", 3, 1, 2)
 	before := k.names(fleet)
 
-	// The owner is asked for 8 instances and killed as soon as it has
-	// said yes: its controller is then making the pods.
+	// The owner is asked for 8 instances and killed as soon as its
+	// controller has registered one more group: it is then making them
+	// (registered groups, Secrets, pods, in parallel).
 	k.resetMax(fleet)
 	capacity(c.nodeClient(first), 8)
+	c.waitFor("the owner to register a group", 30*time.Second, func() bool {
+		return c.count(`SELECT COUNT(*) FROM computes WHERE fleet_id = $1`, fleet) > 3
+	})
 	first.cmd.Process.Signal(syscall.SIGKILL)
 	<-first.done
+	pods, err := kc.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: kube.LabelFleet + "=" + fleet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the owner killed with %d pods made and %d groups registered, of 8",
+		len(pods.Items), c.count(`SELECT COUNT(*) FROM computes WHERE fleet_id = $1`, fleet))
 	took := c.waitFor("the other node to take the fleet", 30*time.Second, func() bool { return c.owner(fleet) == other })
 	t.Logf("fleet taken over %v after its owner was killed", took)
 	groups("eight groups running under the new owner", 8, 1, 7)
@@ -366,15 +376,36 @@ func (k *podKubelet) start(ctx context.Context, p *corev1.Pod) error {
 		}
 		env[e.Name] = v
 	}
-	proc, err := sdk.Init(sdk.ServerParameters{WebSocketURL: env[sdk.EnvWebSocketURL], ProcessID: p.Name + "-process",
-		HostID: env[sdk.EnvHostID], FleetID: env[sdk.EnvFleetID], AuthToken: env[sdk.EnvAuthToken]}, sdk.Options{
-		Getenv: func(string) string { return "" }, Exit: func(int) {},
-		HealthCheckInterval: 2 * time.Second, HealthCheckJitter: time.Millisecond,
-		ReconnectMin: 50 * time.Millisecond, ReconnectMax: 500 * time.Millisecond, DrainTimeout: 200 * time.Millisecond,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
-	if err != nil {
-		return fmt.Errorf("the game server's InitSDK: %w", err)
+	// A game server whose InitSDK fails exits, and its container is
+	// started again (restartPolicy Always): while its fleet has no live
+	// owner, say.
+	var proc *sdk.Process
+	for attempt := 1; ; attempt++ {
+		var err error
+		proc, err = sdk.Init(sdk.ServerParameters{WebSocketURL: env[sdk.EnvWebSocketURL], ProcessID: fmt.Sprintf("%s-%d", p.Name, attempt),
+			HostID: env[sdk.EnvHostID], FleetID: env[sdk.EnvFleetID], AuthToken: env[sdk.EnvAuthToken]}, sdk.Options{
+			Getenv: func(string) string { return "" }, Exit: func(int) {},
+			HealthCheckInterval: 2 * time.Second, HealthCheckJitter: time.Millisecond,
+			ReconnectMin: 50 * time.Millisecond, ReconnectMax: 500 * time.Millisecond, DrainTimeout: 200 * time.Millisecond,
+			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		})
+		if err == nil {
+			break
+		}
+		k.mu.Lock()
+		_, still := k.started[p.Name]
+		k.mu.Unlock()
+		if !still {
+			return nil
+		}
+		if attempt == 100 {
+			return fmt.Errorf("the game server's InitSDK, %d times: %w", attempt, err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(200 * time.Millisecond): // the kubelet's back-off before a restart
+		}
 	}
 	k.mu.Lock()
 	_, still := k.started[p.Name]
@@ -386,7 +417,7 @@ func (k *podKubelet) start(ctx context.Context, p *corev1.Pod) error {
 		proc.Destroy()
 		return nil
 	}
-	err = proc.ProcessReady(sdk.ProcessParameters{Port: int(ct.Ports[0].ContainerPort),
+	err := proc.ProcessReady(sdk.ProcessParameters{Port: int(ct.Ports[0].ContainerPort),
 		OnStartGameSession: func(sdk.GameSession) { go proc.ActivateGameSession() },
 		OnProcessTerminate: func() {},
 	})
