@@ -18,10 +18,14 @@
 // and whenever a pod of a fleet changes; it creates the missing groups,
 // removes surplus ones that host no game session first, and then busy ones
 // only when every session they host is ACTIVE without protection
-// (GameLift's NoProtection), replaces idle groups of an older definition version, replaces pods that
-// failed or that the cluster takes away (a node lost, shut down, drained
-// or short of memory: the fleet event GameLift records for each, see
-// cause), and deregisters groups whose pod is gone.
+// (GameLift's NoProtection), replaces idle groups of an older definition
+// version, replaces pods that failed or that the cluster takes away (a
+// node lost, shut down, drained or short of memory: the fleet event
+// GameLift records for each, see cause), and deregisters groups whose pod
+// is gone.
+//
+// With fleet ownership (Config.Owners, RunOwned), every node runs a
+// controller and each reconciles the fleets it owns.
 package kube
 
 import (
