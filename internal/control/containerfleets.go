@@ -661,6 +661,10 @@ type ContainerFleetRun struct {
 	GameServer *game.ContainerGroupDefinition
 	Computes   map[string]*game.Compute
 	Busy       map[string]bool
+	// Unprotected holds the busy groups a scale-down may remove, when the
+	// fleet has more groups than it wants: every game session they host
+	// is ACTIVE and has no protection (RemoveUnprotectedContainerCompute).
+	Unprotected map[string]bool
 }
 
 // ContainerFleetRuns returns every container fleet that runs game server
@@ -691,6 +695,17 @@ func (s *Service) ContainerFleetRuns(ctx context.Context) ([]*ContainerFleetRun,
 				if err := eachCompute(tx, f.ID, func(c *game.Compute) { run.Computes[c.Name] = c }); err != nil {
 					return err
 				}
+				want := 0
+				for _, c := range f.Capacity {
+					want += c.Desired
+				}
+				if len(run.Computes) > want*max(f.Container.GroupsPerInstance, 1) && len(run.Busy) > 0 {
+					live, err := tx.LiveGameSessions(f.ID, "")
+					if err != nil {
+						return err
+					}
+					run.Unprotected = unprotectedComputes(live)
+				}
 				out = append(out, run)
 			}
 			if next == "" {
@@ -700,6 +715,63 @@ func (s *Service) ContainerFleetRuns(ctx context.Context) ([]*ContainerFleetRun,
 		}
 	})
 	return out, err
+}
+
+// unprotectedComputes returns the computes hosting live game sessions
+// that are all ACTIVE without protection, of the live sessions given.
+func unprotectedComputes(live []*game.GameSession) map[string]bool {
+	out := map[string]bool{}
+	for _, gs := range live {
+		ok, seen := out[gs.ComputeName]
+		out[gs.ComputeName] = (ok || !seen) && scaleDownMayEnd(gs)
+	}
+	for name, ok := range out {
+		if !ok {
+			delete(out, name)
+		}
+	}
+	return out
+}
+
+// scaleDownMayEnd reports whether a scale-down may end a live game
+// session: an ACTIVE one without protection (FullProtection keeps an
+// ACTIVE session from scale-down; one still ACTIVATING, or TERMINATING,
+// is left to finish).
+func scaleDownMayEnd(gs *game.GameSession) bool {
+	return gs.Status == game.SessionActive && protection(gs.ProtectionPolicy) == game.NoProtection
+}
+
+// ContainerFleetStopped reports whether a container fleet runs no game
+// server container groups now (ContainerFleetRuns would not list it): it
+// is gone, not ACTIVE, or has no game server container group definition.
+func (s *Service) ContainerFleetStopped(ctx context.Context, fleetID string) (stopped bool, err error) {
+	err = s.view(ctx, func(tx store.Tx) error {
+		f, err := tx.GetFleet(fleetID)
+		if game.IsKind(err, game.NotFound) {
+			stopped = true
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		stopped = f.Container == nil || f.Status != game.FleetActive || f.Container.GameServerGroup.Name == ""
+		return nil
+	})
+	return stopped, err
+}
+
+// ContainerComputeKnown reports whether a fleet has a compute of that name
+// now.
+func (s *Service) ContainerComputeKnown(ctx context.Context, fleetID, name string) (known bool, err error) {
+	err = s.view(ctx, func(tx store.Tx) error {
+		_, err := tx.GetCompute(fleetID, name)
+		known = err == nil
+		if game.IsKind(err, game.NotFound) {
+			return nil
+		}
+		return err
+	})
+	return known, err
 }
 
 // eachCompute calls fn with every compute of a fleet.
@@ -740,6 +812,48 @@ func (s *Service) RemoveIdleContainerCompute(ctx context.Context, fleetID, name 
 	return removed, err
 }
 
+// RemoveUnprotectedContainerCompute deregisters a game server container
+// group that a scale-down removes although it hosts game sessions, which
+// GameLift's rules allow when every one of them is ACTIVE without
+// protection (NoProtection). In one transaction it checks that they still
+// are (removed is false otherwise: the group stays), ends them
+// (TERMINATED, INTERRUPTED) with what is left of the group's server
+// processes, and deregisters the group. A compute already gone counts as
+// removed.
+func (s *Service) RemoveUnprotectedContainerCompute(ctx context.Context, fleetID, name string) (removed bool, err error) {
+	var ended []*game.Process
+	err = s.update(ctx, func(tx store.Tx) error {
+		removed, ended = false, nil
+		live, err := tx.LiveGameSessions(fleetID, name)
+		if err != nil {
+			return err
+		}
+		for _, gs := range live {
+			if !scaleDownMayEnd(gs) {
+				return nil
+			}
+		}
+		if _, err := tx.GetCompute(fleetID, name); game.IsKind(err, game.NotFound) {
+			removed = true
+			return nil
+		} else if err != nil {
+			return err
+		}
+		if ended, err = s.endGroup(tx, fleetID, name); err != nil {
+			return err
+		}
+		removed = true
+		return nil
+	})
+	if err != nil {
+		return false, err
+	}
+	for _, p := range ended {
+		s.forget(refOf(p))
+	}
+	return removed, nil
+}
+
 // ContainerGroupStopped records why a game server container group stopped,
 // or is being taken away by its cluster (the event code and message the
 // caller chose), ends what is left of its server processes (a node cut off
@@ -766,18 +880,8 @@ func (s *Service) ContainerGroupStopped(ctx context.Context, fleetID, name, code
 		if err := s.recordEvent(tx, fleetID, resource, code, message); err != nil {
 			return err
 		}
-		if ended, err = liveProcessesOn(tx, fleetID, name); err != nil {
-			return err
-		}
-		for _, p := range ended {
-			if err := s.endProcess(tx, p, game.SessionTerminated, game.ReasonInterrupted, "", ""); err != nil {
-				return err
-			}
-			if err := tx.PutProcess(p); err != nil {
-				return err
-			}
-		}
-		return s.deregister(tx, fleetID, name)
+		ended, err = s.endGroup(tx, fleetID, name)
+		return err
 	})
 	if err != nil {
 		return err
@@ -786,6 +890,25 @@ func (s *Service) ContainerGroupStopped(ctx context.Context, fleetID, name, code
 		s.forget(refOf(p))
 	}
 	return nil
+}
+
+// endGroup ends what is left of a game server container group's server
+// processes, their game sessions TERMINATED (INTERRUPTED), and deregisters
+// the group, in tx; it returns the processes ended.
+func (s *Service) endGroup(tx store.Tx, fleetID, name string) ([]*game.Process, error) {
+	ended, err := liveProcessesOn(tx, fleetID, name)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range ended {
+		if err := s.endProcess(tx, p, game.SessionTerminated, game.ReasonInterrupted, "", ""); err != nil {
+			return nil, err
+		}
+		if err := tx.PutProcess(p); err != nil {
+			return nil, err
+		}
+	}
+	return ended, s.deregister(tx, fleetID, name)
 }
 
 // liveProcessesOn lists the server processes of a compute not yet ended.

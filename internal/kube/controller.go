@@ -16,11 +16,16 @@
 // Pods are labelled with their fleet, definition and version, instance and
 // group slot. The controller reconciles every fleet on a short interval
 // and whenever a pod of a fleet changes; it creates the missing groups,
-// removes surplus ones that host no game session (never one that does),
-// replaces idle groups of an older definition version, replaces pods that
-// failed or that the cluster takes away (a node lost, shut down, drained
-// or short of memory: the fleet event GameLift records for each, see
-// cause), and deregisters groups whose pod is gone.
+// removes surplus ones that host no game session first, and then busy ones
+// only when every session they host is ACTIVE without protection
+// (GameLift's NoProtection), replaces idle groups of an older definition
+// version, replaces pods that failed or that the cluster takes away (a
+// node lost, shut down, drained or short of memory: the fleet event
+// GameLift records for each, see cause), and deregisters groups whose pod
+// is gone.
+//
+// With fleet ownership (Config.Owners, RunOwned), every node runs a
+// controller and each reconciles the fleets it owns.
 package kube
 
 import (
@@ -31,6 +36,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -45,6 +51,7 @@ import (
 
 	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/store"
 	"github.com/anylift/anylift/internal/wire"
 )
 
@@ -106,7 +113,22 @@ type Config struct {
 	// Workers bounds the API calls in flight for one reconciliation (16
 	// when zero).
 	Workers int
-	Log     *slog.Logger
+	// Owners is the node's view of the fleets it owns, when it takes part
+	// in fleet ownership (several nodes on PostgreSQL with
+	// --fleet-ownership; RunOwned). Nil: the controller acts for every
+	// fleet, and runs on one node at a time (RunElected).
+	Owners Owners
+	Log    *slog.Logger
+}
+
+// Owners is what the controller asks of the node's view of fleet
+// ownership (an *owners.Map is one).
+type Owners interface {
+	// Fencing reports whether ownership is in force: every fleet write
+	// is then refused to every node but the fleet's owner.
+	Fencing() bool
+	// Held returns the epoch at which this node holds fleetID's lease.
+	Held(fleetID string) (int64, bool)
 }
 
 // Controller runs container fleets as pods.
@@ -115,6 +137,8 @@ type Controller struct {
 	pods    corelisters.PodNamespaceLister
 	configs corelisters.ConfigMapNamespaceLister
 	kick    chan struct{}
+	// elected: this node holds the Lease (RunOwned).
+	elected atomic.Bool
 
 	mu sync.Mutex
 	// expected holds pods created or deleted whose change the informer
@@ -210,6 +234,41 @@ func (c *Controller) Run(ctx context.Context) error {
 	}
 }
 
+// Kick asks for a reconciliation now (a fleet this node has come to own).
+func (c *Controller) Kick() {
+	select {
+	case c.kick <- struct{}{}:
+	default:
+	}
+}
+
+// acts reports whether this node reconciles fleetID now: with fleet
+// ownership in force, the fleets it owns; otherwise (ownership off, or not
+// in force while a node that takes no part in it is live) every fleet, on
+// the node that runs the controller alone (RunElected) or holds the Lease
+// (RunOwned).
+func (c *Controller) acts(fleetID string) bool {
+	o := c.cfg.Owners
+	if o == nil {
+		return true
+	}
+	if o.Fencing() {
+		_, ok := o.Held(fleetID)
+		return ok
+	}
+	return c.elected.Load()
+}
+
+// tidies reports whether this node removes what fleetID left, a fleet
+// that no longer runs: its owner, or the node holding the Lease (a
+// deleted fleet has no owner).
+func (c *Controller) tidies(fleetID string) bool {
+	if c.cfg.Owners == nil || c.elected.Load() {
+		return true
+	}
+	return c.acts(fleetID)
+}
+
 // seen notes a pod the informer reports (present or deleted) and asks
 // for a reconciliation.
 func (c *Controller) seen(obj any, present bool) {
@@ -252,6 +311,9 @@ func (c *Controller) reconcile(ctx context.Context) error {
 		for name := range r.Computes {
 			known[name] = true
 		}
+		if !c.acts(r.Fleet.ID) {
+			continue
+		}
 		if err := c.reconcileFleet(ctx, r, missing); err != nil {
 			errs = append(errs, fmt.Errorf("fleet %s: %w", r.Fleet.ID, err))
 		}
@@ -271,7 +333,7 @@ func (c *Controller) reconcile(ctx context.Context) error {
 		return err
 	}
 	for _, cm := range owners {
-		if id := cm.Labels[LabelFleet]; !live[id] {
+		if id := cm.Labels[LabelFleet]; !live[id] && c.tidies(id) {
 			if err := c.teardown(ctx, id, cm); err != nil {
 				errs = append(errs, fmt.Errorf("fleet %s: %w", id, err))
 			}
@@ -342,7 +404,15 @@ func (c *Controller) reconcileFleet(ctx context.Context, r *control.ContainerFle
 		if r.Computes[p.Name] == nil {
 			// A pod Anylift does not know (removed as idle while its
 			// deletion failed, or a store that was reset): its game
-			// server cannot connect.
+			// server cannot connect. Asked of the store again first:
+			// with fleet ownership, a node that has just lost the fleet
+			// may see a group its new owner registered after this
+			// reconciliation read the fleet (a compute is registered
+			// before its pod is made, so the read sees it).
+			if known, err := c.cfg.Service.ContainerComputeKnown(ctx, f.ID, p.Name); err != nil || known {
+				errs = append(errs, err)
+				continue
+			}
 			errs = append(errs, c.removePod(ctx, p.Name))
 			continue
 		}
@@ -371,7 +441,16 @@ func (c *Controller) reconcileFleet(ctx context.Context, r *control.ContainerFle
 		}
 		p := gone[name]
 		if p == nil && !wasMissing[name] {
-			missing[name] = true // perhaps a deletion not reported yet
+			// Perhaps a deletion not reported yet, or a pod made by
+			// this fleet's previous owner (fleet ownership) that this
+			// node's watch has not shown yet: the group keeps its place
+			// until the next reconciliation, so that it is not made
+			// twice.
+			missing[name] = true
+			if i, s, ok := placeOf(f.ID, name); ok {
+				taken[[2]int{i, s}] = true
+				pendingCount++
+			}
 			continue
 		}
 		if p != nil {
@@ -392,7 +471,9 @@ func (c *Controller) reconcileFleet(ctx context.Context, r *control.ContainerFle
 	have := len(live) + pendingCount
 
 	// Surplus first: idle groups go, the highest instance first, outdated
-	// ones before current ones; busy ones stay.
+	// ones before current ones; then, if there are still too many, busy
+	// ones whose game sessions a scale-down may end (all ACTIVE, without
+	// protection), the highest instance first. Other busy ones stay.
 	sort.Slice(live, func(i, j int) bool {
 		if live[i].outdated != live[j].outdated {
 			return live[i].outdated
@@ -411,14 +492,34 @@ func (c *Controller) reconcileFleet(ctx context.Context, r *control.ContainerFle
 		}
 		keep = append(keep, g)
 	}
+	idle := len(doomed)
+	if have > want {
+		var busy []group
+		for _, g := range keep {
+			if have > want && r.Unprotected[g.pod.Name] {
+				doomed = append(doomed, g)
+				have--
+				continue
+			}
+			busy = append(busy, g)
+		}
+		keep = busy
+	}
 	removed := make([]bool, len(doomed))
 	errs = append(errs, c.parallel(len(doomed), func(i int) error {
 		name := doomed[i].pod.Name
-		ok, err := c.cfg.Service.RemoveIdleContainerCompute(ctx, f.ID, name)
+		remove := c.cfg.Service.RemoveIdleContainerCompute
+		if i >= idle {
+			remove = c.cfg.Service.RemoveUnprotectedContainerCompute
+		}
+		ok, err := remove(ctx, f.ID, name)
 		if err != nil || !ok {
-			return err // busy since: it stays
+			return err // busy (or protected) since: it stays
 		}
 		removed[i] = true
+		if i >= idle {
+			c.cfg.Log.Info("scale-down removed a game server container group hosting unprotected game sessions", "fleet", f.ID, "group", name)
+		}
 		return c.removePod(ctx, name)
 	})...)
 	for i, g := range doomed {
@@ -559,6 +660,12 @@ func (c *Controller) owner(ctx context.Context, f *game.Fleet) (*corev1.ConfigMa
 // Secrets and its ConfigMap. (A cluster's garbage collector would remove
 // the first two with the last; the controller does not count on one.)
 func (c *Controller) teardown(ctx context.Context, fleetID string, cm *corev1.ConfigMap) error {
+	// Asked of the store again: with fleet ownership, a fleet created
+	// after this reconciliation read the fleets may already have its
+	// ConfigMap, made by its owner.
+	if stopped, err := c.cfg.Service.ContainerFleetStopped(ctx, fleetID); err != nil || !stopped {
+		return err
+	}
 	pods, err := c.pods.List(labels.SelectorFromSet(labels.Set{LabelFleet: fleetID}))
 	if err != nil {
 		return err
@@ -571,7 +678,11 @@ func (c *Controller) teardown(ctx context.Context, fleetID string, cm *corev1.Co
 		return c.removePod(ctx, p.Name)
 	})
 	if len(pods) > 0 {
-		return errors.Join(errs...)
+		err := errors.Join(errs...)
+		if _, ok := errors.AsType[*store.NotOwner](err); ok {
+			return nil // a fleet that still exists: its owner's to tidy
+		}
+		return err
 	}
 	secrets, err := c.cfg.Client.CoreV1().Secrets(c.cfg.Namespace).List(ctx, metav1.ListOptions{LabelSelector: LabelFleet + "=" + fleetID})
 	if err != nil {

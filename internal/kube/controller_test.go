@@ -159,7 +159,8 @@ func chatFleet(tb testing.TB, gl *gamelift.Client, port int) string {
 // real API server, with the chat example as its game server: pods for the
 // capacity asked, the official way for a game server to connect (the
 // GAMELIFT_SDK_* environment), a player joining a session through the
-// connection port, scale-down that spares the busy group, a deleted pod
+// connection port, scale-down that spares the busy group while its session
+// is protected and removes it once it is not, a deleted pod
 // and a failed one replaced, and the fleet's removal.
 func TestControllerRunsFleet(t *testing.T) {
 	cluster := kubetest.Start(t)
@@ -231,18 +232,35 @@ func TestControllerRunsFleet(t *testing.T) {
 			w.groups(fleet, 1, 1)
 
 			// Scale down to nothing: the busy group stays while its
-			// session lasts.
+			// session is protected, and goes, the session ended, once
+			// it is not (GameLift's NoProtection lets a scale-down end
+			// an ACTIVE session).
+			protect := func(policy types.ProtectionPolicy) {
+				t.Helper()
+				if _, err := w.gl.UpdateGameSession(ctx, &gamelift.UpdateGameSessionInput{GameSessionId: gs.GameSession.GameSessionId,
+					ProtectionPolicy: policy}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			protect(types.ProtectionPolicyFullProtection)
 			w.capacity(fleet, 0, 3)
 			w.groups(fleet, 1, 0)
 			busy := w.pods(fleet)[0].Name
-			player.Close() // the last player leaves: the session ends, the program exits
+			protect(types.ProtectionPolicyNoProtection)
 			w.groups(fleet, 0, 0)
-			exectest.Eventually(t, "no pods left after the busy one ended", 30*time.Second, func() (bool, string) {
+			exectest.Eventually(t, "no pods left after the unprotected busy one went", 30*time.Second, func() (bool, string) {
 				left := w.pods(fleet)
 				return len(left) == 0, fmt.Sprintf("%d pods", len(left))
 			})
 			if _, err := w.gl.DescribeCompute(ctx, &gamelift.DescribeComputeInput{FleetId: aws.String(fleet), ComputeName: aws.String(busy)}); err == nil {
 				t.Errorf("the removed group %s is still a compute", busy)
+			}
+			d, err := w.gl.DescribeGameSessions(ctx, &gamelift.DescribeGameSessionsInput{GameSessionId: gs.GameSession.GameSessionId})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s := d.GameSessions[0]; s.Status != types.GameSessionStatusTerminated || s.StatusReason != types.GameSessionStatusReasonInterrupted {
+				t.Errorf("the session of the group scaled down is %s (%s), want TERMINATED (INTERRUPTED)", s.Status, s.StatusReason)
 			}
 
 			// A pod deleted from outside, and one that fails, are replaced.

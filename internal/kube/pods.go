@@ -31,6 +31,21 @@ func podName(fleetID string, instance, slot int) string {
 	return fmt.Sprintf("%s-%d-%d-%s", fleetID, instance, slot, b[:])
 }
 
+// placeOf returns the instance and slot a group's name (podName) says.
+func placeOf(fleetID, name string) (instance, slot int, ok bool) {
+	rest, found := strings.CutPrefix(name, fleetID+"-")
+	if !found {
+		return 0, 0, false
+	}
+	parts := strings.Split(rest, "-")
+	if len(parts) != 3 {
+		return 0, 0, false
+	}
+	i, err1 := strconv.Atoi(parts[0])
+	s, err2 := strconv.Atoi(parts[1])
+	return i, s, err1 == nil && err2 == nil && i >= 0 && s >= 0
+}
+
 // createGroup starts game server container group slot of instance: the
 // compute registered (its token), the Secret, the pod.
 func (c *Controller) createGroup(ctx context.Context, r *control.ContainerFleetRun, owner *corev1.ConfigMap, instance, slot int) error {

@@ -76,23 +76,37 @@ func connectKube(kc *KubeConfig) (*kubeClient, error) {
 	return &kubeClient{cs: cs, namespace: ns, host: rc.Host}, nil
 }
 
-// runKube runs the container fleet controller, elected among the nodes
-// given the same cluster, until the server closes.
+// runKube runs the container fleet controller until the server closes:
+// elected among the nodes given the same cluster, or, on a node taking
+// part in fleet ownership, on every node for the fleets it owns
+// (kube.Controller.RunOwned).
 func (s *Server) runKube(ctx context.Context, kc *kubeClient) {
 	klog.SetSlogLogger(s.cfg.Log.With("component", "client-go"))
 	endpoint := s.cfg.Kube.SDKEndpoint
 	if endpoint == "" {
 		endpoint = s.SDKEndpoint()
 	}
-	ctl := kube.New(kube.Config{Client: kc.cs, Namespace: kc.namespace, Service: s.svc, SDKEndpoint: endpoint,
-		Log: s.cfg.Log.With("component", "kube")})
+	cfg := kube.Config{Client: kc.cs, Namespace: kc.namespace, Service: s.svc, SDKEndpoint: endpoint,
+		Log: s.cfg.Log.With("component", "kube")}
+	run := (*kube.Controller).RunElected
+	if s.owners != nil {
+		cfg.Owners = s.owners
+		run = (*kube.Controller).RunOwned
+	}
+	ctl := kube.New(cfg)
+	if s.owners != nil {
+		// A fleet this node comes to own (a takeover, a hand-off) is
+		// reconciled at once, its pods adopted as they are.
+		s.owners.OnGain(func(string, int64) { ctl.Kick() })
+	}
 	identity := s.svc.Config().NodeID
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		if err := ctl.RunElected(ctx, identity); err != nil {
+		if err := run(ctl, ctx, identity); err != nil {
 			s.cfg.Log.Error("container fleet controller", "err", err)
 		}
 	}()
-	s.cfg.Log.Info("running container fleets on Kubernetes", "api_server", kc.host, "namespace", kc.namespace, "sdk_endpoint", endpoint)
+	s.cfg.Log.Info("running container fleets on Kubernetes", "api_server", kc.host, "namespace", kc.namespace,
+		"sdk_endpoint", endpoint, "fleet_ownership", s.owners != nil)
 }

@@ -80,7 +80,13 @@ func TestFencedFleetWrites(t *testing.T) {
 			PlayerSessionCreationPolicy: game.AcceptAll, ProtectionPolicy: game.NoProtection}
 	}
 	gs := session("gs-1")
-	if err := a.Update(ctx, func(tx store.Tx) error { return tx.InsertGameSession(gs) }); err != nil {
+	compute := &game.Compute{FleetID: fleet, Name: "c1", Location: loc, Status: game.ComputeActive, CreationTime: now}
+	if err := a.Update(ctx, func(tx store.Tx) error {
+		if err := tx.InsertCompute(compute); err != nil {
+			return err
+		}
+		return tx.InsertGameSession(gs)
+	}); err != nil {
 		t.Fatalf("the owner writes: %v", err)
 	}
 	refresh(b, bm)
@@ -149,6 +155,11 @@ func TestFencedFleetWrites(t *testing.T) {
 			return tx.PutProcess(&game.Process{FleetID: fleet, ComputeName: "c1", PID: "1", Status: game.ProcessActive, CreationTime: now})
 		},
 		"claim process": func(tx store.Tx) error { _, err := tx.ClaimFreeProcess(fleet, loc, gs.ID, 0); return err },
+		"register compute": func(tx store.Tx) error {
+			return tx.InsertCompute(&game.Compute{FleetID: fleet, Name: "c2", Location: loc, Status: game.ComputePending, CreationTime: now})
+		},
+		"update compute":     func(tx store.Tx) error { c := *compute; c.IPAddress = "10.0.0.9"; return tx.UpdateCompute(&c) },
+		"deregister compute": func(tx store.Tx) error { return tx.DeleteCompute(fleet, "c1") },
 		"update fleet": func(tx store.Tx) error {
 			f, err := tx.GetFleet(fleet)
 			if err != nil {
@@ -175,6 +186,13 @@ func TestFencedFleetWrites(t *testing.T) {
 		cur = s.CurrentPlayerSessionCount
 		list, _, err := tx.ListGameSessions(store.SessionFilter{FleetID: fleet}, store.Page{Limit: 10})
 		n = len(list)
+		if err != nil {
+			return err
+		}
+		computes, _, err := tx.ListComputes(fleet, store.ComputeFilter{}, store.Page{Limit: 10})
+		if err == nil && (len(computes) != 1 || computes[0].Name != "c1" || computes[0].IPAddress != "") {
+			t.Errorf("after the refused writes, the computes are %+v; want c1 alone, as it was", computes)
+		}
 		return err
 	}); err != nil {
 		t.Fatal(err)

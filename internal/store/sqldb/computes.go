@@ -10,9 +10,13 @@ import (
 
 // Computes are stored as a JSON document keyed by (fleet_id, name), with
 // the columns that lists filter and sort on copied out of it. Auth tokens
-// are stored by their hash only.
+// are stored by their hash only. Writes of a compute are fenced (owners.go):
+// only the node owning its fleet registers, changes or removes it.
 
 func (t *Tx) InsertCompute(c *game.Compute) error {
+	if err := t.fence(c.FleetID); err != nil {
+		return err
+	}
 	doc, err := json.Marshal(c)
 	if err != nil {
 		return err
@@ -43,6 +47,9 @@ func computeNotFound(fleetID, name string) error {
 }
 
 func (t *Tx) UpdateCompute(c *game.Compute) error {
+	if err := t.fence(c.FleetID); err != nil {
+		return err
+	}
 	doc, err := json.Marshal(c)
 	if err != nil {
 		return err
@@ -60,6 +67,9 @@ func (t *Tx) UpdateCompute(c *game.Compute) error {
 }
 
 func (t *Tx) DeleteCompute(fleetID, name string) error {
+	if err := t.fence(fleetID); err != nil {
+		return err
+	}
 	t.forgetDocs()
 	res, err := t.exec(`DELETE FROM computes WHERE fleet_id = ? AND name = ?`, fleetID, name)
 	if err != nil {

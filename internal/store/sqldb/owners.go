@@ -8,15 +8,15 @@ import (
 // Fleet ownership (several nodes on PostgreSQL, docs/several-nodes.md).
 // Each fleet's lease (fleet_owners) names the node that owns it and an
 // epoch. With Owners set, every write of a fleet's live state (its game
-// sessions and their seats, its server processes, the fleet itself) is
-// fenced: before it, the transaction reads the fleet's lease row locked
-// in share mode (one statement) and checks that it names this node;
-// otherwise the write fails with *store.NotOwner and the transaction
-// writes nothing. MoveFleet updates that row, which waits for the share
-// locks, so a lease moves only between transactions: a write that passed
-// the fence commits before the move, and any later one reads the moved
-// lease (read committed reads a locked row's newest version). A node
-// paused past its lease, and resumed, can therefore change nothing.
+// sessions and their seats, its server processes, its computes, the
+// fleet itself) is fenced: before it, the transaction reads the fleet's
+// lease row locked in share mode (one statement) and checks that it
+// names this node; otherwise the write fails with *store.NotOwner and the
+// transaction writes nothing. MoveFleet updates that row, which waits for
+// the share locks, so a lease moves only between transactions: a write
+// that passed the fence commits before the move, and any later one reads
+// the moved lease (read committed reads a locked row's newest version). A
+// node paused past its lease, and resumed, can therefore change nothing.
 
 // Owners is this node's view of the fleets it owns.
 type Owners interface {
