@@ -26,6 +26,8 @@ type connected struct {
 	pushes  []sdkwire.Push
 	gone    []string
 	matches []flexmatch.FleetMatchCall
+	// wakes counts Wake and WakePlacer calls.
+	wakes, placerWakes int
 }
 
 func (c *connected) PushLocal(p control.ProcessRef, msg sdkwire.Push) bool {
@@ -38,7 +40,17 @@ func (c *connected) PushLocal(p control.ProcessRef, msg sdkwire.Push) bool {
 	return true
 }
 
-func (c *connected) Wake() {}
+func (c *connected) Wake() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.wakes++
+}
+
+func (c *connected) WakePlacer() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.placerWakes++
+}
 
 func (c *connected) RunFleetMatch(_ context.Context, call *flexmatch.FleetMatchCall) error {
 	c.mu.Lock()
@@ -237,5 +249,38 @@ func TestStuckNodeHoldsAPushForTheTimeoutOnly(t *testing.T) {
 	now = now.Add(100 * time.Millisecond)
 	if _, err := c.Disconnect(ctx, base, here, "x"); err == nil || errors.Is(err, ErrPeerDown) {
 		t.Fatalf("after the timeout the stuck node is tried again: %v", err)
+	}
+}
+
+// A placement wakes the other node's placer only, not its reading of the
+// leases; a node too old to know that wake is woken whole.
+func TestWakePlacerWakesThePlacerOnly(t *testing.T) {
+	srv, local := receiver(t, nil)
+	c := NewClient(secret, nil)
+	if err := c.WakePlacer(context.Background(), srv.URL); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Wake(context.Background(), srv.URL); err != nil {
+		t.Fatal(err)
+	}
+	if local.placerWakes != 1 || local.wakes != 1 {
+		t.Errorf("placer wakes %d, wakes %d; want 1 and 1", local.placerWakes, local.wakes)
+	}
+
+	old := &connected{}
+	h := Handler(NewVerifier(secret, 0, nil), old, Relays{}, quiet)
+	older := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == WakePlacerPath {
+			http.NotFound(w, r) // before the path existed
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(older.Close)
+	if err := c.WakePlacer(context.Background(), older.URL); err != nil {
+		t.Fatal(err)
+	}
+	if old.placerWakes != 0 || old.wakes != 1 {
+		t.Errorf("older node: placer wakes %d, wakes %d; want 0 and 1", old.placerWakes, old.wakes)
 	}
 }

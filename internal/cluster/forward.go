@@ -24,6 +24,9 @@ const (
 	DisconnectPath = "/node/v1/disconnect"
 	PingPath       = "/node/v1/ping"
 	WakePath       = "/node/v1/wake"
+	// WakePlacerPath wakes the placer only (WakePath also has the node
+	// read the leases).
+	WakePlacerPath = "/node/v1/wake-placer"
 	// MatchPath takes a matchmaking step for a game session of a fleet
 	// this node owns (flexmatch.FleetMatchCall), as JSON.
 	MatchPath = "/node/v1/match"
@@ -46,13 +49,14 @@ type reply struct {
 }
 
 // Local delivers to the processes connected to this node only, is woken
-// (a placement, or a fleet handed over, is now this node's to act on),
-// and runs the
+// (Wake: a fleet handed over is now this node's to act on; WakePlacer: a
+// placement is), and runs the
 // matchmaking steps that write game sessions of the fleets it owns.
 type Local interface {
 	PushLocal(p control.ProcessRef, msg sdkwire.Push) bool
 	DisconnectLocal(p control.ProcessRef, reason string) bool
 	Wake()
+	WakePlacer()
 	RunFleetMatch(ctx context.Context, call *flexmatch.FleetMatchCall) error
 }
 
@@ -92,6 +96,12 @@ func Handler(v *Verifier, local Local, relays Relays, log *slog.Logger) http.Han
 	mux.HandleFunc("POST "+WakePath, func(w http.ResponseWriter, r *http.Request) {
 		if checkSmall(w, r, v, log) {
 			local.Wake()
+			w.WriteHeader(http.StatusNoContent)
+		}
+	})
+	mux.HandleFunc("POST "+WakePlacerPath, func(w http.ResponseWriter, r *http.Request) {
+		if checkSmall(w, r, v, log) {
+			local.WakePlacer()
 			w.WriteHeader(http.StatusNoContent)
 		}
 	})
@@ -328,11 +338,24 @@ func (c *Client) Ping(ctx context.Context, base, from string) error {
 	return fmt.Errorf("node %s answered %d: %s", base, resp.StatusCode, strings.TrimSpace(string(b)))
 }
 
-// Wake asks the node at base to run its placer: a placement waits for a
-// fleet that node owns.
+// Wake asks the node at base to read the leases now and run its placer:
+// it has been handed a fleet.
 func (c *Client) Wake(ctx context.Context, base string) error {
 	return c.call(ctx, base, WakePath, []byte("{}"))
 }
+
+// WakePlacer asks the node at base to run its placer: a placement waits
+// for a fleet that node owns. A node too old to know it is woken whole.
+func (c *Client) WakePlacer(ctx context.Context, base string) error {
+	err := c.call(ctx, base, WakePlacerPath, []byte("{}"))
+	if errors.Is(err, errUnknownPath) {
+		return c.Wake(ctx, base)
+	}
+	return err
+}
+
+// errUnknownPath: the other node answered 404 (an older version).
+var errUnknownPath = errors.New("path not known")
 
 // Match asks the node at base, which owns the fleet of the game session
 // call writes, to run it (flexmatch.RunFleetMatch); nil when it did.
@@ -361,7 +384,11 @@ func (c *Client) call(ctx context.Context, base, path string, body []byte) error
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusNoContent {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return fmt.Errorf("node %s answered %d: %s", base, resp.StatusCode, strings.TrimSpace(string(b)))
+		err := fmt.Errorf("node %s answered %d: %s", base, resp.StatusCode, strings.TrimSpace(string(b)))
+		if resp.StatusCode == http.StatusNotFound {
+			err = fmt.Errorf("%w: %w", errUnknownPath, err)
+		}
+		return err
 	}
 	return nil
 }

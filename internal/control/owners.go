@@ -132,7 +132,7 @@ func (s *Service) moveFleets(ctx context.Context, moves []owners.Move, drop []st
 			s.log.Info("fleet owned by this node", "fleet", got.FleetID, "epoch", got.Epoch, "previous_owner", mv.From.NodeID)
 		} else {
 			s.log.Info("fleet handed to another node", "fleet", got.FleetID, "epoch", got.Epoch, "to", mv.To)
-			s.wakeOwner(got.FleetID) // it serves the fleet once it knows
+			s.wakeOwner(got.FleetID, true) // it serves the fleet once it knows
 		}
 	}
 	if len(drop) == 0 {
@@ -174,13 +174,13 @@ func (s *Service) HandOffFleets(ctx context.Context) error {
 
 // SetOwnerWake sets how this node wakes the node owning a fleet (over the
 // node channel): a placement whose best candidate is a fleet of another
-// node is placed by that node, and a node handed a fleet reads the leases
-// at once.
-func (s *Service) SetOwnerWake(f func(fleetID string)) { s.ownerWake = f }
+// node is placed by that node (its placer is woken), and a node handed a
+// fleet reads the leases at once (leases).
+func (s *Service) SetOwnerWake(f func(fleetID string, leases bool)) { s.ownerWake = f }
 
-func (s *Service) wakeOwner(fleetID string) {
+func (s *Service) wakeOwner(fleetID string, leases bool) {
 	if s.ownerWake != nil {
-		s.ownerWake(fleetID)
+		s.ownerWake(fleetID, leases)
 	}
 }
 

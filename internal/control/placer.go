@@ -151,7 +151,7 @@ func (sn *snapshot) place(p *game.Placement) (*placed, error) {
 			// The best candidate with room is another node's fleet: its
 			// owner places the placement (its placer sees the same
 			// ranking), and is woken to.
-			sn.s.wakeOwner(c.FleetID)
+			sn.s.wakeOwner(c.FleetID, false)
 			return nil, nil
 		}
 		if !locked {

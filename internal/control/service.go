@@ -152,7 +152,7 @@ type Service struct {
 	// does not take part in it (owners.go).
 	owners *owners.Map
 	// ownerWake wakes the placer of another fleet's owner (owners.go).
-	ownerWake func(fleetID string)
+	ownerWake func(fleetID string, leases bool)
 	// assignWake runs AssignFleets before the next tick (owners.go).
 	assignWake chan struct{}
 	// taken: when this node took over each fleet from a dead node

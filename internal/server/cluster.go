@@ -271,12 +271,16 @@ func (b *processes) PushLocal(r control.ProcessRef, msg sdkwire.Push) bool {
 	return b.hub.Push(toProcess(r), msg)
 }
 
-// Wake implements cluster.Local: another node wakes this one when
-// a placement or a fleet's lease is now this node's to act on.
+// Wake implements cluster.Local: another node wakes this one when a
+// fleet's lease is now this node's to act on.
 func (b *processes) Wake() {
 	b.svc.WakeOwners()
 	b.svc.WakePlacer()
 }
+
+// WakePlacer implements cluster.Local: another node wakes this one when a
+// placement is now this node's to place.
+func (b *processes) WakePlacer() { b.svc.WakePlacer() }
 
 // RunFleetMatch implements cluster.Local.
 func (b *processes) RunFleetMatch(ctx context.Context, call *flexmatch.FleetMatchCall) error {

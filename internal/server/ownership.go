@@ -47,7 +47,7 @@ func (s *Server) startOwnership() error {
 	})
 	db.SetOwners(m)
 	s.svc.SetOwners(m)
-	s.svc.SetOwnerWake(func(fleetID string) { s.wakeOwner(m, fleetID) })
+	s.svc.SetOwnerWake(func(fleetID string, leases bool) { s.wakeOwner(m, fleetID, leases) })
 	s.fm.SetFleetMatch(m, func(ctx context.Context, base string, call *flexmatch.FleetMatchCall) error {
 		ctx, cancel := context.WithTimeout(ctx, cluster.Timeout)
 		defer cancel()
@@ -60,16 +60,22 @@ func (s *Server) startOwnership() error {
 	return nil
 }
 
-// wakeOwner wakes the placer of the node owning fleetID, in the
-// background: the placer does not wait on another node. Wakes of one node
-// coalesce while one is on its way; one asked for meanwhile is sent after
-// it, so a placement started after the other placer looked is seen.
-func (s *Server) wakeOwner(m *owners.Map, fleetID string) {
+// wakeOwner wakes the placer of the node owning fleetID (and, with
+// leases, has it read the leases: it has just been handed the fleet), in
+// the background: the placer does not wait on another node. Wakes of one
+// node and kind coalesce while one is on its way; one asked for meanwhile
+// is sent after it, so a placement started after the other placer looked
+// is seen.
+func (s *Server) wakeOwner(m *owners.Map, fleetID string, leases bool) {
 	base, local := m.Route(fleetID)
 	if local || base == "" {
 		return
 	}
-	v, busy := s.waking.LoadOrStore(base, new(atomic.Bool))
+	key, wake := base+" placer", s.procs.fwd.WakePlacer
+	if leases {
+		key, wake = base+" leases", s.procs.fwd.Wake
+	}
+	v, busy := s.waking.LoadOrStore(key, new(atomic.Bool))
 	again := v.(*atomic.Bool)
 	if busy {
 		again.Store(true)
@@ -78,17 +84,17 @@ func (s *Server) wakeOwner(m *owners.Map, fleetID string) {
 	go func() {
 		for {
 			ctx, cancel := context.WithTimeout(context.Background(), cluster.Timeout)
-			err := s.procs.fwd.Wake(ctx, base)
+			err := wake(ctx, base)
 			cancel()
 			if err != nil && !errors.Is(err, cluster.ErrPeerDown) {
 				s.cfg.Log.Warn("waking another node's placer", "node", base, "err", err)
 			}
 			if !again.Swap(false) {
-				s.waking.Delete(base)
+				s.waking.Delete(key)
 				if !again.Swap(false) {
 					return
 				}
-				if _, busy := s.waking.LoadOrStore(base, again); busy {
+				if _, busy := s.waking.LoadOrStore(key, again); busy {
 					return // another wake took over
 				}
 			}
