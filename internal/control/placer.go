@@ -136,7 +136,19 @@ func (sn *snapshot) place(p *game.Placement) (*placed, error) {
 	locked := false
 	req := placement.Request{Latencies: p.Latencies, Policies: q.LatencyPolicies, PriorityOrder: q.PriorityOrder,
 		LocationOrder: q.LocationOrder, AllowedLocations: q.AllowedLocations, Override: p.Override, Start: p.StartTime}
-	for _, c := range placement.Rank(cands, req, sn.now) {
+	ranked := placement.Rank(cands, req, sn.now)
+	if !sn.ownsAny(ranked) {
+		// None of the candidates is this node's: the owner of the best
+		// ranked places it. It counts the free processes itself, of its
+		// own fleets and of the others', and wakes another owner whose
+		// fleet is the best with room; none of them wakes this node, which
+		// can place nothing.
+		if len(ranked) > 0 {
+			sn.s.wakeOwner(ranked[0].FleetID, false)
+		}
+		return nil, nil
+	}
+	for _, c := range ranked {
 		if sn.s.placementHeld(p, c.FleetID, c.Location, sn.now) {
 			continue
 		}
@@ -203,6 +215,16 @@ func (sn *snapshot) claim(p *game.Placement, f *game.Fleet, location string) (*p
 		return nil, err
 	}
 	return &placed{gs, proc}, nil
+}
+
+// ownsAny reports whether this node acts for one of the candidates' fleets.
+func (sn *snapshot) ownsAny(cands []placement.Candidate) bool {
+	for _, c := range cands {
+		if sn.s.owns(c.FleetID) {
+			return true
+		}
+	}
+	return false
 }
 
 func (sn *snapshot) queue(name string) (*game.Queue, error) {

@@ -701,3 +701,61 @@ func TestMatchBackfillIntoASessionOfAnotherNodesFleet(t *testing.T) {
 		}
 	}
 }
+
+// A queue whose destinations are owned by different nodes places each
+// placement on the best destination with a free process, whichever node
+// it was started through: here the first destination (b's fleet) has no
+// server process, so both placements land on a's fleet, the one started
+// through b placed by a, woken by b's placer. A queue of b's fleets only,
+// started through a (which owns none of them), is placed by b.
+func TestQueueOverFleetsOfDifferentNodes(t *testing.T) {
+	a, b, fa, fb := apart(t)
+	ctx := context.Background()
+	token := apitest.RegisterCompute(t, a.Client(), fa, location, "host-1", "10.0.0.1")
+	for i := range 2 {
+		serve(t, a, fa, "host-1", token, fmt.Sprintf("p-%d", i))
+	}
+	tokenB := apitest.RegisterCompute(t, b.Client(), fb, location, "host-2", "10.0.0.2")
+	for _, q := range []struct {
+		name string
+		to   []string
+	}{{"spread", []string{fb, fa}}, {"only-b", []string{fb}}} {
+		var dests []types.GameSessionQueueDestination
+		for _, f := range q.to {
+			dests = append(dests, types.GameSessionQueueDestination{DestinationArn: aws.String(f)})
+		}
+		if _, err := a.Client().CreateGameSessionQueue(ctx, &gamelift.CreateGameSessionQueueInput{Name: aws.String(q.name),
+			Destinations: dests}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	place := func(through *relayNode, queue, id string) *types.GameSessionPlacement {
+		t.Helper()
+		if _, err := through.Client().StartGameSessionPlacement(ctx, &gamelift.StartGameSessionPlacementInput{PlacementId: aws.String(id),
+			GameSessionQueueName: aws.String(queue), MaximumPlayerSessionCount: aws.Int32(2)}); err != nil {
+			t.Fatal(err)
+		}
+		var got *types.GameSessionPlacement
+		waitUntil(t, "placement "+id+" fulfilled", func() bool {
+			out, err := through.Client().DescribeGameSessionPlacement(ctx, &gamelift.DescribeGameSessionPlacementInput{PlacementId: aws.String(id)})
+			if err != nil {
+				return false
+			}
+			got = out.GameSessionPlacement
+			return got.Status == types.GameSessionPlacementStateFulfilled
+		})
+		return got
+	}
+	for i, through := range []*relayNode{a, b} {
+		got := place(through, "spread", fmt.Sprintf("spread-%d", i))
+		if !strings.Contains(aws.ToString(got.GameSessionArn), fa) || aws.ToString(got.IpAddress) != "10.0.0.1" {
+			t.Errorf("placement through node %d landed on %s (%s), want fleet %s", i, aws.ToString(got.GameSessionArn),
+				aws.ToString(got.IpAddress), fa)
+		}
+	}
+	serve(t, b, fb, "host-2", tokenB, "p-b")
+	got := place(a, "only-b", "only-b")
+	if !strings.Contains(aws.ToString(got.GameSessionArn), fb) {
+		t.Errorf("placement of b's queue through a landed on %s, want fleet %s", aws.ToString(got.GameSessionArn), fb)
+	}
+}
