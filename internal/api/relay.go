@@ -2,10 +2,12 @@ package api
 
 import (
 	"context"
+	"errors"
 	"net/http"
 
 	"github.com/anylift/anylift/internal/cluster"
 	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/store"
 	"github.com/anylift/anylift/internal/wire"
 )
 
@@ -122,6 +124,13 @@ func (h *Handler) elsewhere(w http.ResponseWriter, r *http.Request, p wire.Proto
 			return "", true
 		}
 		h.log.Warn("relaying a request to its fleet's owner failed", "op", op, "request_id", reqID, "node", base, "err", err)
+	}
+	var no *store.NotOwner
+	if errors.As(err, &no) && no.Address != "" && cluster.IsRelayed(r.Context()) {
+		// Relayed here on an entry's old view of the leases: the store
+		// names the owner, to which the entry sends the request once
+		// more (nothing was written here).
+		w.Header().Set(cluster.OwnerHeader, no.Address)
 	}
 	// 500, not 503: this node is well, one fleet has no reachable owner
 	// for a moment (until another node takes it over). A load balancer

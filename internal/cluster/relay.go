@@ -312,6 +312,15 @@ func (c *Client) relayEnvelope(w http.ResponseWriter, r *http.Request, body []by
 	if err != nil {
 		return err
 	}
+	if owner := resp.Header.Get(OwnerHeader); owner != "" && owner != base && resp.StatusCode == http.StatusInternalServerError {
+		// The node this one took for the owner has handed the fleet on,
+		// wrote nothing, and names the owner: the request goes there,
+		// once.
+		resp.Body.Close()
+		if resp, err = c.sendEnvelope(ctx, r, body, owner, path); err != nil {
+			return err
+		}
+	}
 	defer resp.Body.Close()
 	copyHeader(w.Header(), resp.Header, false)
 	w.WriteHeader(entryStatus(resp.StatusCode))

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/gamelift"
 	"github.com/coder/websocket"
 
 	"github.com/anylift/anylift/internal/apitest"
@@ -97,4 +99,38 @@ func TestProcessRelayedOnAnOldViewReachesTheOwner(t *testing.T) {
 		t.Error("the node serving a fleet it no longer owns did not log that it relayed the connection")
 	}
 	noSecretsLogged(t, nodes, token)
+}
+
+// The same for API calls: an entry whose old view sends a write to the
+// node that handed the fleet on gets, from that node, the owner the store
+// names (nothing was written there), and sends the call there once more;
+// the client's first attempt succeeds.
+func TestAPICallRelayedOnAnOldViewReachesTheOwner(t *testing.T) {
+	dsn := schema(t)
+	var nodes []*relayNode
+	var envs []*apitest.Env
+	for range 3 {
+		e := apitest.Start(t, apitest.WithPostgres(dsn), withNodeListen(nodeSecret), withOwnership)
+		nodes = append(nodes, &relayNode{Env: e, logs: &exectest.LogRecords{}})
+		envs = append(envs, e)
+	}
+	fleet := apitest.AnywhereFleet(t, nodes[0].Client(), location, "handed-on")
+	lease := waitSettled(t, "three nodes", nodes[0].Env, envs...)[fleet]
+	var others []*relayNode
+	for _, n := range nodes {
+		if n.Server.Service().NodeID() != lease.NodeID {
+			others = append(others, n)
+		}
+	}
+	entry, old := others[0], others[1]
+	entry.Server.SetRouter(&staticRouter{self: entry.base(), owners: map[string]string{fleet: old.base()}})
+	once := func(o *gamelift.Options) { o.RetryMaxAttempts = 1 }
+	if _, err := entry.Client().UpdateFleetAttributes(context.Background(), &gamelift.UpdateFleetAttributesInput{FleetId: aws.String(fleet),
+		Name: aws.String("renamed")}, once); err != nil {
+		t.Fatalf("a write through a node with an old view, first attempt: %v", err)
+	}
+	out, err := nodes[0].Client().DescribeFleetAttributes(context.Background(), &gamelift.DescribeFleetAttributesInput{FleetIds: []string{fleet}})
+	if err != nil || len(out.FleetAttributes) != 1 || aws.ToString(out.FleetAttributes[0].Name) != "renamed" {
+		t.Fatalf("fleet after the write: %+v %v", out, err)
+	}
 }
