@@ -44,6 +44,11 @@ var playerSecret = []byte("multinode-player-gateway-secret-0123456789")
 // every fleet, alias and queue, and fault injection.
 func withPaths(c *server.Config) {
 	withOwnership(c)
+	// None of these tests waits for a node to be found dead; a node TTL
+	// longer than withOwnership's keeps a node starved of CPU for 3 s
+	// (under -race, beside other packages' tests) from looking dead and
+	// having its fleets, with their faults, taken over mid-test.
+	c.NodeTTL = 10 * time.Second
 	c.PlayerListen = "127.0.0.1:0"
 	c.Player.Auth.HS256Secret = playerSecret
 	c.Player.AllowedFleets = []string{"*"}
@@ -465,7 +470,8 @@ func TestFaultsThroughANodeNotOwningTheFleet(t *testing.T) {
 		_, err := b.Client().CreateGameSession(context.Background(), &gamelift.CreateGameSessionInput{FleetId: aws.String(f),
 			MaximumPlayerSessionCount: aws.Int32(2)})
 		if !strings.Contains(fmt.Sprint(err), "FleetCapacityExceeded") || !strings.Contains(fmt.Sprint(err), "injected by Anylift fault") {
-			t.Errorf("CreateGameSession on %s with a PLACEMENT_FAILURE fault: %v", f, err)
+			t.Errorf("CreateGameSession on %s with a PLACEMENT_FAILURE fault: %v (leases now: %+v; a: %s, b: %s)", f, err,
+				leases(t, a.Env), a.Server.Service().NodeID(), b.Server.Service().NodeID())
 		}
 	}
 	for _, n := range []*relayNode{a, b} {
