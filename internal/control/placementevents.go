@@ -67,7 +67,7 @@ func (s *Service) endPlacement(tx store.Tx, q *game.Queue, p *game.Placement, st
 		}
 		detail = d
 	}
-	if _, err := s.publish(tx, DetailQueuePlacement, typ, q.ARN, q.NotificationTarget, detail); err != nil {
+	if err := s.PublishPlacementEvent(tx, typ, q.ARN, q.NotificationTarget, detail); err != nil {
 		return err
 	}
 	return s.matchPlacementEnded(tx, p)

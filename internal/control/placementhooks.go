@@ -21,11 +21,8 @@ func (s *Service) fulfilPlacement(tx store.Tx, gs *game.GameSession) error {
 		return err
 	}
 	if len(p.DesiredPlayers) > 0 {
-		seats := make([]*game.PlayerSession, 0, len(p.DesiredPlayers))
-		for _, d := range p.DesiredPlayers {
-			seats = append(seats, s.newPlayerSession(d.PlayerID, d.PlayerData))
-		}
-		if err := tx.ReserveSeats(gs.ID, seats, seats[0].CreationTime.Add(-s.cfg.ReservationTimeout)); err != nil {
+		seats, err := s.ReservePlacedSeats(tx, gs.ID, p.DesiredPlayers)
+		if err != nil {
 			return err
 		}
 		p.PlacedPlayers = p.PlacedPlayers[:0]
@@ -81,7 +78,7 @@ func (s *Service) sweepPlacements(ctx context.Context) error {
 			return err
 		}
 		for _, d := range due {
-			if d.GameSessionID != "" && !s.owns(d.FleetID) {
+			if d.GameSessionID != "" && !s.Owns(d.FleetID) {
 				continue // its provisional session's fleet is another node's to end
 			}
 			if err := s.timeOut(ctx, d.ID, now); err != nil {
@@ -116,33 +113,15 @@ func (s *Service) timeOut(ctx context.Context, id string, now time.Time) error {
 		if err != nil {
 			return err
 		}
-		if orphan, err = s.abandonSession(tx, p.GameSessionID); err != nil {
+		if orphan, err = s.AbandonSession(tx, p.GameSessionID); err != nil {
 			return err
 		}
 		return s.endPlacement(tx, q, p, game.PlacementTimedOut)
 	})
 	if err == nil && orphan != nil {
-		s.pushTerminate(ctx, orphan)
+		s.PushTerminate(ctx, orphan)
 	}
 	return err
-}
-
-// abandonSession marks the provisional session id, if any and still
-// ACTIVATING, TERMINATING; it returns the session when its process must
-// be told to end.
-func (s *Service) abandonSession(tx store.Tx, id string) (*game.GameSession, error) {
-	if id == "" {
-		return nil, nil
-	}
-	gs, err := tx.GetGameSession(id)
-	if game.IsKind(err, game.NotFound) {
-		return nil, nil
-	}
-	if err != nil || gs.Status != game.SessionActivating {
-		return nil, err
-	}
-	gs.Status, gs.StatusReason = game.SessionTerminating, game.ReasonTriggeredOnProcessTerminate
-	return gs, tx.UpdateGameSession(gs)
 }
 
 // queueTimeout is how long a placement on q may stay PENDING.
