@@ -9,15 +9,72 @@ import (
 )
 
 // The seam between control and the game session queues with their
-// placements (queues.go, placements.go, placer.go and the placement
-// hooks and events). The queue code reads and writes its own records
-// (queues, placements) in the store; what it needs of the rest of the
-// control plane it asks through the methods below, each run inside the
-// caller's transaction unless it says otherwise: a game session created
-// on a claimed free process, an alias resolved, whether this node owns a
-// fleet and a wake for the node that does, fault holds, seats reserved
-// for a placement's players, a provisional session abandoned, an event in
-// the outbox.
+// placements (internal/queueing). The queues read and write their own
+// records (queues, placements) in the store; what they need of the rest
+// of the control plane they ask through the methods below
+// (queueing.Control), each run inside the caller's transaction unless it
+// says otherwise: a game session created on a claimed free process, an
+// alias resolved, whether this node owns a fleet and a wake for the node
+// that does, fault holds, seats reserved for a placement's players, a
+// provisional session abandoned, an event in the outbox. What control
+// needs of the queues it asks through Queues.
+
+// Queues is the queues and their placer as control sees them.
+type Queues interface {
+	// RunPlacer runs the placer until ctx ends; Run runs it.
+	RunPlacer(ctx context.Context)
+	// SweepPlacements times placements out and retries those waiting
+	// for capacity; the sweeps run it before the matchmaker's step.
+	SweepPlacements(ctx context.Context) error
+	// WakePlacer asks the placer to look for placements to place: a
+	// process can take a game session now.
+	WakePlacer()
+	// SessionActivated is called inside the transaction in which gs
+	// becomes ACTIVE: the placement that made it, if any, is fulfilled.
+	SessionActivated(tx store.Tx, gs *game.GameSession) error
+	// SessionEnded is called inside the transaction in which gs ends
+	// while ACTIVATING: the placement that made it, if any, is placed
+	// again or fails.
+	SessionEnded(tx store.Tx, gs *game.GameSession) error
+}
+
+// SetQueues makes Run run q's placer and the sweeps its placement sweep,
+// and tells q of its provisional sessions' activation and end. Call it
+// before Run; without it nothing is placed from a queue.
+func (s *Service) SetQueues(q Queues) { s.queues = q }
+
+func (s *Service) runPlacer(ctx context.Context) {
+	if s.queues != nil {
+		s.queues.RunPlacer(ctx)
+	}
+}
+
+func (s *Service) sweepPlacements(ctx context.Context) error {
+	if s.queues == nil {
+		return nil
+	}
+	return s.queues.SweepPlacements(ctx)
+}
+
+func (s *Service) wakePlacer() {
+	if s.queues != nil {
+		s.queues.WakePlacer()
+	}
+}
+
+func (s *Service) fulfilPlacement(tx store.Tx, gs *game.GameSession) error {
+	if s.queues == nil {
+		return nil
+	}
+	return s.queues.SessionActivated(tx, gs)
+}
+
+func (s *Service) placementSessionEnded(tx store.Tx, gs *game.GameSession) error {
+	if s.queues == nil {
+		return nil
+	}
+	return s.queues.SessionEnded(tx, gs)
+}
 
 // CreatePlacedSession creates placement p's game session on a free
 // process of fleet f in location, inside tx: an ACTIVATING session with

@@ -1,4 +1,4 @@
-package control
+package queueing
 
 import (
 	"context"
@@ -23,13 +23,15 @@ func (s *Service) wakePlacer() {
 	}
 }
 
-// WakePlacer asks the placer to look for placeable placements (another
-// node found that one is this node's to place).
+// WakePlacer asks the placer to look for placeable placements: control
+// calls it when a process becomes free, FlexMatch when a match's
+// placement starts, and another node when it found that one is this
+// node's to place.
 func (s *Service) WakePlacer() { s.wakePlacer() }
 
-// runPlacer is the committer: it applies placement decisions, one batch
-// per transaction, whenever woken, until ctx ends.
-func (s *Service) runPlacer(ctx context.Context) {
+// RunPlacer is the committer: it applies placement decisions, one batch
+// per transaction, whenever woken, until ctx ends. Control's Run runs it.
+func (s *Service) RunPlacer(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
@@ -95,7 +97,7 @@ func (s *Service) placeOnce(ctx context.Context, snap *snapshot, after *game.Pla
 		return 0, nil, err
 	}
 	for _, pl := range out {
-		s.SessionPlaced(pl.gs, pl.proc)
+		s.ctl.SessionPlaced(pl.gs, pl.proc)
 	}
 	return len(list), list[len(list)-1], nil
 }
@@ -143,12 +145,12 @@ func (sn *snapshot) place(p *game.Placement) (*placed, error) {
 		// fleet is the best with room; none of them wakes this node, which
 		// can place nothing.
 		if len(ranked) > 0 {
-			sn.s.WakeOwner(ranked[0].FleetID)
+			sn.s.ctl.WakeOwner(ranked[0].FleetID)
 		}
 		return nil, nil
 	}
 	for _, c := range ranked {
-		if sn.s.PlacementHeld(p, c.FleetID, c.Location, sn.now) {
+		if sn.s.ctl.PlacementHeld(p, c.FleetID, c.Location, sn.now) {
 			continue
 		}
 		free, err := sn.freeIn(c.FleetID, c.Location)
@@ -158,11 +160,11 @@ func (sn *snapshot) place(p *game.Placement) (*placed, error) {
 		if free <= 0 {
 			continue
 		}
-		if !sn.s.Owns(c.FleetID) {
+		if !sn.s.ctl.Owns(c.FleetID) {
 			// The best candidate with room is another node's fleet: its
 			// owner places the placement (its placer sees the same
 			// ranking), and is woken to.
-			sn.s.WakeOwner(c.FleetID)
+			sn.s.ctl.WakeOwner(c.FleetID)
 			return nil, nil
 		}
 		if !locked {
@@ -185,7 +187,7 @@ func (sn *snapshot) place(p *game.Placement) (*placed, error) {
 // claim creates p's session on a free process of f in location; nil when
 // none is free after all (the count was stale, or activations are capped).
 func (sn *snapshot) claim(p *game.Placement, f *game.Fleet, location string) (*placed, error) {
-	gs, proc, err := sn.s.CreatePlacedSession(sn.tx, f, location, p)
+	gs, proc, err := sn.s.ctl.CreatePlacedSession(sn.tx, f, location, p)
 	if err != nil {
 		return nil, err
 	}
@@ -205,7 +207,7 @@ func (sn *snapshot) claim(p *game.Placement, f *game.Fleet, location string) (*p
 // ownsAny reports whether this node acts for one of the candidates' fleets.
 func (sn *snapshot) ownsAny(cands []placement.Candidate) bool {
 	for _, c := range cands {
-		if sn.s.Owns(c.FleetID) {
+		if sn.s.ctl.Owns(c.FleetID) {
 			return true
 		}
 	}
@@ -258,7 +260,7 @@ func (sn *snapshot) candidates(q *game.Queue) ([]placement.Candidate, error) {
 func (sn *snapshot) fleet(dest string) (*game.Fleet, error) {
 	id := game.ResourceID(dest, "fleet")
 	if destinationKind(dest) == "alias" {
-		fid, err := sn.s.AliasFleet(sn.tx, dest)
+		fid, err := sn.s.ctl.AliasFleet(sn.tx, dest)
 		if game.IsKind(err, game.NotFound) || game.IsKind(err, game.TerminalRoutingStrategy) {
 			return nil, nil
 		}
