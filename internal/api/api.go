@@ -21,6 +21,7 @@ import (
 	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/flexmatch"
 	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/queueing"
 	"github.com/anylift/anylift/internal/wire"
 )
 
@@ -79,10 +80,10 @@ type Options struct {
 	Relay Relayer
 }
 
-// New returns the API handler over svc, with the FlexMatch operations
-// served by fm.
-func New(svc *control.Service, fm *flexmatch.Service, o Options) *Handler {
-	h := &Handler{ops: operations(svc, fm), svc: svc, verifier: o.Verifier, log: o.Log, observe: o.Observe, newID: game.NewUUID,
+// New returns the API handler over svc, with the queue and placement
+// operations served by qs and the FlexMatch operations by fm.
+func New(svc *control.Service, qs *queueing.Service, fm *flexmatch.Service, o Options) *Handler {
+	h := &Handler{ops: operations(svc, qs, fm), svc: svc, verifier: o.Verifier, log: o.Log, observe: o.Observe, newID: game.NewUUID,
 		unauth: &budget{max: o.UnauthenticatedBytes}, limiter: o.Limiter, account: svc.Config().Account, relay: o.Relay}
 	if h.unauth.max <= 0 {
 		h.unauth.max = DefaultUnauthenticatedBytes

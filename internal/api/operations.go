@@ -3,19 +3,21 @@ package api
 import (
 	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/flexmatch"
+	"github.com/anylift/anylift/internal/queueing"
 )
 
 // operations is the operation table: every operation served, by name. Each
-// area lists its own in its ops_<area>.go file; FlexMatch's are served by
-// fm.
-func operations(s *control.Service, fm *flexmatch.Service) map[string]handler {
+// area lists its own in its ops_<area>.go file; the queues' and
+// placements' are served by qs, FlexMatch's by fm.
+func operations(s *control.Service, qs *queueing.Service, fm *flexmatch.Service) map[string]handler {
 	m := map[string]handler{}
 	for _, add := range []func(*control.Service, map[string]handler){
 		locationOps, tagOps, fleetOps, computeOps, aliasOps, gameSessionOps, playerSessionOps,
-		utilizationOps, searchOps, queueOps, containerOps, containerFleetOps,
+		utilizationOps, searchOps, containerOps, containerFleetOps,
 	} {
 		add(s, m)
 	}
+	queueOps(qs, m)
 	matchmakingOps(fm, m)
 	matchmakerOps(fm, m)
 	return m

@@ -1,8 +1,8 @@
 package api
 
-import "github.com/anylift/anylift/internal/control"
+import "github.com/anylift/anylift/internal/queueing"
 
-func queueOps(s *control.Service, m map[string]handler) {
+func queueOps(s *queueing.Service, m map[string]handler) {
 	m["CreateGameSessionQueue"] = op(s.CreateGameSessionQueue)
 	m["DescribeGameSessionQueues"] = op(s.DescribeGameSessionQueues)
 	m["UpdateGameSessionQueue"] = op(s.UpdateGameSessionQueue)

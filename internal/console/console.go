@@ -26,6 +26,7 @@ import (
 	"github.com/anylift/anylift/internal/cluster"
 	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/metrics"
+	"github.com/anylift/anylift/internal/queueing"
 	"github.com/anylift/anylift/internal/store"
 )
 
@@ -39,6 +40,7 @@ var staticFS embed.FS
 type Config struct {
 	Store     store.Store
 	Service   *control.Service
+	Queues    *queueing.Service
 	Snapshots *metrics.Snapshots
 	// Keys are the API's access keys, accepted at sign-in with their
 	// rights; AnyCredentials opens the console without sign-in

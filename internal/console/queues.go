@@ -171,7 +171,7 @@ func (c *Console) placement(w http.ResponseWriter, r *http.Request) {
 // stopPlacement is StopGameSessionPlacement from the placement page.
 func (c *Console) stopPlacement(w http.ResponseWriter, r *http.Request) {
 	id := r.PostFormValue("id")
-	_, err := c.cfg.Service.StopGameSessionPlacement(r.Context(), &wire.StopGameSessionPlacementInput{PlacementId: &id})
+	_, err := c.cfg.Queues.StopGameSessionPlacement(r.Context(), &wire.StopGameSessionPlacementInput{PlacementId: &id})
 	if err != nil {
 		c.actionFailed(w, r, "Placement "+id, err)
 		return

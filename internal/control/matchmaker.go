@@ -13,23 +13,22 @@ import (
 // reads and writes its own records (rule sets, configurations, tickets,
 // matches) in the store; what it needs of the rest of the control plane it
 // asks through the methods below (flexmatch.Control), each run inside the
-// caller's transaction unless it says otherwise: an event in the outbox, a
-// match's placement started or cancelled, seats reserved in a game session
-// for a backfill, a push to the server process hosting a session. What
-// control needs of FlexMatch it asks through Matchmaker.
+// caller's transaction unless it says otherwise: an event in the outbox,
+// seats reserved in a game session for a backfill, a push to the server
+// process hosting a session. A match's placement is the queues'
+// (internal/queueing, flexmatch.Queues). What control needs of FlexMatch
+// it asks through Matchmaker.
 
 // Matchmaker is FlexMatch as control sees it.
 type Matchmaker interface {
 	// StepMatchmaking runs one step of the matchmaker; the sweeps run it
 	// after the placements'.
 	StepMatchmaking(ctx context.Context) error
-	// PlacementEnded is called inside the transaction that ends placement
-	// p, whatever placed it; it acts on those that placed a match.
-	PlacementEnded(tx store.Tx, p *game.Placement) error
 }
 
-// SetMatchmaker makes the sweeps run m's steps and tells m of every
-// placement's end. Call it before Run; without it nothing is matched.
+// SetMatchmaker makes the sweeps run m's steps. Call it before Run;
+// without it nothing is matched. A placement's end reaches FlexMatch from
+// the queues (queueing.Matchmaker).
 func (s *Service) SetMatchmaker(m Matchmaker) { s.matchmaker = m }
 
 func (s *Service) stepMatchmaking(ctx context.Context) error {
@@ -39,38 +38,12 @@ func (s *Service) stepMatchmaking(ctx context.Context) error {
 	return s.matchmaker.StepMatchmaking(ctx)
 }
 
-func (s *Service) matchPlacementEnded(tx store.Tx, p *game.Placement) error {
-	if s.matchmaker == nil {
-		return nil
-	}
-	return s.matchmaker.PlacementEnded(tx, p)
-}
-
 // PublishMatchmakingEvent appends a matchmaking event (DetailMatchmaking)
 // of type typ to the outbox inside tx; resource is the configuration's
 // ARN, target its NotificationTarget.
 func (s *Service) PublishMatchmakingEvent(tx store.Tx, typ, resource, target string, detail any) error {
 	_, err := s.publish(tx, DetailMatchmaking, typ, resource, target, detail)
 	return err
-}
-
-// StartMatchPlacement inserts p, a PENDING placement of a match on queue
-// q, inside tx; its deadline is the queue's timeout after p.StartTime.
-// The caller wakes the placer (WakePlacer) once tx has committed.
-func (s *Service) StartMatchPlacement(tx store.Tx, q *game.Queue, p *game.Placement) error {
-	p.Deadline = p.StartTime.Add(queueTimeout(q))
-	return tx.InsertPlacement(p)
-}
-
-// CancelPlacement ends PENDING placement p CANCELLED inside tx, with its
-// queue's event; the placement's end reaches the matchmaker as any other
-// does.
-func (s *Service) CancelPlacement(tx store.Tx, p *game.Placement) error {
-	q, err := s.placementQueue(tx, p)
-	if err != nil {
-		return err
-	}
-	return s.endPlacement(tx, q, p, game.PlacementCancelled)
 }
 
 // ReserveMatchSeats reserves a seat in game session gameSessionID for

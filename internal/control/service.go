@@ -1,8 +1,9 @@
 // Package control is Anylift's application layer: one method per GameLift
 // operation, each run as one store transaction, plus the background loops
 // that move records along in time (reservation timeouts and the like).
-// FlexMatch's operations and loop are internal/flexmatch's; matchmaker.go
-// is the seam between the two.
+// FlexMatch's operations and loop are internal/flexmatch's, the game
+// session queues, their placements and the placer internal/queueing's;
+// matchmaker.go and queueing.go are the seams between control and each.
 //
 // Methods take and return wire shapes that the API layer has already
 // decoded and validated against the model; they check the rules the model
@@ -136,8 +137,9 @@ type Service struct {
 	timers []func(context.Context) error
 	// pusher reaches connected server processes; nil until SetPusher.
 	pusher Pusher
-	// placerWake wakes the placement committer (placer.go).
-	placerWake chan struct{}
+	// queues are the game session queues and their placer; nil until
+	// SetQueues (queueing.go).
+	queues Queues
 	// node is this node's heartbeat and draining state (nodes.go).
 	node nodeState
 	// matchmaker is FlexMatch; nil until SetMatchmaker (matchmaker.go).
@@ -172,7 +174,7 @@ func New(st store.Store, cfg Config, now func() time.Time, log *slog.Logger) *Se
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	svc := &Service{store: st, cfg: cfg, now: now, log: log, placerWake: make(chan struct{}, 1),
+	svc := &Service{store: st, cfg: cfg, now: now, log: log,
 		scaler: newScaler()}
 	if cfg.FaultInjection {
 		svc.fx = newFaultState()

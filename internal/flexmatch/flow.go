@@ -35,7 +35,7 @@ func (s *Service) mmUpdate(ctx context.Context, fn func(x *mmTx) error) error {
 		p()
 	}
 	if x.wake {
-		s.ctl.WakePlacer()
+		s.queues.WakePlacer()
 	}
 	return nil
 }

@@ -21,7 +21,7 @@ func FuzzMatchmakerData(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	s := New(nil, nil, Config{}, nil, nil)
+	s := New(nil, nil, nil, Config{}, nil, nil)
 	f.Fuzz(func(t *testing.T, raw string) {
 		d, ok := readMatchmakerData(raw)
 		if !ok {
@@ -56,7 +56,7 @@ func FuzzTicketPlayers(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	s := New(nil, nil, Config{}, nil, nil)
+	s := New(nil, nil, nil, Config{}, nil, nil)
 	c := &game.MatchmakingConfiguration{Name: "c", RequestTimeoutSeconds: 10}
 	f.Fuzz(func(t *testing.T, raw string, backfill bool) {
 		var in []wire.Player

@@ -348,5 +348,5 @@ func (x *mmTx) timeOutPlacing(t *game.MatchTicket) error {
 	if err != nil || p.Status != game.PlacementPending || p.GameSessionID != "" {
 		return err
 	}
-	return x.s.ctl.CancelPlacement(x.tx, p)
+	return x.s.queues.CancelPlacement(x.tx, p)
 }

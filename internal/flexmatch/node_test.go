@@ -4,23 +4,33 @@ import (
 	"time"
 
 	"github.com/anylift/anylift/internal/control"
+	"github.com/anylift/anylift/internal/queueing"
 	"github.com/anylift/anylift/internal/store"
 )
 
-// plane is control's service, embedded in node beside FlexMatch's.
-type plane = control.Service
+// plane is control's service and queues the queues', embedded in node
+// beside FlexMatch's.
+type (
+	plane  = control.Service
+	queues = queueing.Service
+)
 
 // node is one node's control plane as internal/server assembles it:
-// control and FlexMatch over one store on one clock, control's sweeps
-// running the matchmaker's steps. Each service's methods are the node's.
+// control, the queues and FlexMatch over one store on one clock, control
+// running the placer and the sweeps, the matchmaker's steps among them.
+// Each service's methods are the node's.
 type node struct {
 	*Service
 	*plane
+	*queues
 }
 
 func newNode(st store.Store, cfg control.Config, now func() time.Time) *node {
 	ctl := control.New(st, cfg, now, nil)
-	fm := New(st, ctl, Config{Account: ctl.Config().Account}, now, nil)
+	qs := queueing.New(st, ctl, queueing.Config{Account: ctl.Config().Account, MaxPlayersPerSession: ctl.Config().MaxPlayersPerSession}, now, nil)
+	ctl.SetQueues(qs)
+	fm := New(st, ctl, qs, Config{Account: ctl.Config().Account}, now, nil)
 	ctl.SetMatchmaker(fm)
-	return &node{Service: fm, plane: ctl}
+	qs.SetMatchmaker(fm)
+	return &node{Service: fm, plane: ctl, queues: qs}
 }

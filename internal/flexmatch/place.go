@@ -40,7 +40,7 @@ func (x *mmTx) startPlacement(c *game.MatchmakingConfiguration, rs *ruleset.Rule
 		}
 	}
 	x.wake = true
-	return x.s.ctl.StartMatchPlacement(x.tx, q, p)
+	return x.s.queues.StartMatchPlacement(x.tx, q, p)
 }
 
 func firstOf(l []string) string {
@@ -51,7 +51,7 @@ func firstOf(l []string) string {
 }
 
 // PlacementEnded is called inside the transaction that ends placement p
-// (control.Matchmaker): when p placed a match, its tickets complete in
+// (queueing.Matchmaker): when p placed a match, its tickets complete in
 // the new session (FULFILLED), time out (TIMED_OUT) or fail. A fulfilled
 // match under AUTOMATIC backfill with free slots gets its first backfill
 // ticket.
@@ -77,7 +77,7 @@ func (s *Service) PlacementEnded(tx store.Tx, p *game.Placement) error {
 	}
 	switch p.Status {
 	case game.PlacementTimedOut:
-		s.ctl.WakePlacer()
+		s.queues.WakePlacer()
 		return x.placementTimedOut(c, m, ts)
 	case game.PlacementFulfilled:
 	case game.PlacementCancelled:

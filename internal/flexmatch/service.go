@@ -6,12 +6,14 @@
 //
 // It runs over the store, each operation one transaction of its own
 // records, and decides matches with internal/matchmaking, the pure
-// matcher. What it needs of the rest of the control plane (the outbox, a
-// match's placement, seats in a game session, pushes to server processes)
-// it asks through Control, which internal/control's Service implements;
-// control in turn runs the matchmaker's step among its sweeps and tells it
-// when a match's placement ends (control.Matchmaker). Neither package
-// imports the other; internal/server wires them together.
+// matcher. What it needs of the rest of the control plane (the outbox,
+// seats in a game session, pushes to server processes) it asks through
+// Control, which internal/control's Service implements; a match's
+// placement it starts and cancels through Queues, which
+// internal/queueing's Service implements. Control in turn runs the
+// matchmaker's step among its sweeps (control.Matchmaker), and the queues
+// tell it when a match's placement ends (queueing.Matchmaker). None of
+// these packages imports another; internal/server wires them together.
 package flexmatch
 
 import (
@@ -32,6 +34,19 @@ type Control interface {
 	// the outbox; resource is the configuration's ARN, target its
 	// NotificationTarget.
 	PublishMatchmakingEvent(tx store.Tx, typ, resource, target string, detail any) error
+	// ReserveMatchSeats reserves a seat in a game session for each
+	// player, all or none, at now; a *game.Error says the session cannot
+	// take them.
+	ReserveMatchSeats(tx store.Tx, gameSessionID string, playerIDs []string, now time.Time) ([]*game.PlayerSession, error)
+	// PushSessionUpdate tells the process hosting gs that its session
+	// changed for reason; called after the change commits.
+	PushSessionUpdate(gs *game.GameSession, reason, backfillTicketID string)
+}
+
+// Queues is what FlexMatch needs of the game session queues
+// (internal/queueing) to place a match. Methods taking a transaction run
+// inside it.
+type Queues interface {
 	// StartMatchPlacement inserts p, a PENDING placement of a match on
 	// queue q, its deadline the queue's timeout after p.StartTime.
 	StartMatchPlacement(tx store.Tx, q *game.Queue, p *game.Placement) error
@@ -40,13 +55,6 @@ type Control interface {
 	CancelPlacement(tx store.Tx, p *game.Placement) error
 	// WakePlacer asks the placer to look for placements to place.
 	WakePlacer()
-	// ReserveMatchSeats reserves a seat in a game session for each
-	// player, all or none, at now; a *game.Error says the session cannot
-	// take them.
-	ReserveMatchSeats(tx store.Tx, gameSessionID string, playerIDs []string, now time.Time) ([]*game.PlayerSession, error)
-	// PushSessionUpdate tells the process hosting gs that its session
-	// changed for reason; called after the change commits.
-	PushSessionUpdate(gs *game.GameSession, reason, backfillTicketID string)
 }
 
 // Config holds the service's settings.
@@ -57,11 +65,12 @@ type Config struct {
 
 // Service implements the FlexMatch operations and the matchmaker loop.
 type Service struct {
-	store store.Store
-	ctl   Control
-	cfg   Config
-	now   func() time.Time
-	log   *slog.Logger
+	store  store.Store
+	ctl    Control
+	queues Queues
+	cfg    Config
+	now    func() time.Time
+	log    *slog.Logger
 	// mmOwner names this node in matchmaker leases (loop.go).
 	mmOwner string
 	// owners is this node's view of fleet ownership and fleetMatch sends
@@ -72,16 +81,16 @@ type Service struct {
 }
 
 // New returns the FlexMatch service over st, asking ctl for the rest of
-// the control plane. now is the clock (time.Now when nil): the one ctl
-// runs on.
-func New(st store.Store, ctl Control, cfg Config, now func() time.Time, log *slog.Logger) *Service {
+// the control plane and queues for a match's placement. now is the clock
+// (time.Now when nil): the one ctl runs on.
+func New(st store.Store, ctl Control, queues Queues, cfg Config, now func() time.Time, log *slog.Logger) *Service {
 	if now == nil {
 		now = time.Now
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{store: st, ctl: ctl, cfg: cfg, now: now, log: log, mmOwner: game.NewUUID()}
+	return &Service{store: st, ctl: ctl, queues: queues, cfg: cfg, now: now, log: log, mmOwner: game.NewUUID()}
 }
 
 // clock returns the current time, truncated to the millisecond precision

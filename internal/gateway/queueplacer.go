@@ -13,21 +13,32 @@ import (
 	"github.com/anylift/anylift/sdk/playerwire"
 )
 
-// QueueControl is the part of the control layer queue placement uses;
-// *control.Service implements it.
+// QueueControl is the part of the queues' service queue placement uses;
+// *queueing.Service implements it.
 type QueueControl interface {
 	StartGameSessionPlacement(context.Context, *wire.StartGameSessionPlacementInput) (*wire.StartGameSessionPlacementOutput, error)
 	DescribeGameSessionPlacement(context.Context, *wire.DescribeGameSessionPlacementInput) (*wire.DescribeGameSessionPlacementOutput, error)
 	StopGameSessionPlacement(context.Context, *wire.StopGameSessionPlacementInput) (*wire.StopGameSessionPlacementOutput, error)
 	DescribeGameSessionQueues(context.Context, *wire.DescribeGameSessionQueuesInput) (*wire.DescribeGameSessionQueuesOutput, error)
+}
+
+// AliasResolver resolves a queue destination's alias; *control.Service
+// implements it.
+type AliasResolver interface {
 	ResolveAlias(context.Context, *wire.ResolveAliasInput) (*wire.ResolveAliasOutput, error)
 }
 
 // QueuePlacer places players' sessions through GameLift-style queues.
-type QueuePlacer struct{ ctl QueueControl }
+type QueuePlacer struct {
+	ctl     QueueControl
+	aliases AliasResolver
+}
 
-// NewQueuePlacer returns a Placer over ctl.
-func NewQueuePlacer(ctl QueueControl) *QueuePlacer { return &QueuePlacer{ctl: ctl} }
+// NewQueuePlacer returns a Placer over the queues of ctl, resolving
+// aliases with aliases.
+func NewQueuePlacer(ctl QueueControl, aliases AliasResolver) *QueuePlacer {
+	return &QueuePlacer{ctl: ctl, aliases: aliases}
+}
 
 // Place starts a placement with the player as its one desired player
 // session and waits for it. When ctx ends first the placement is
@@ -154,7 +165,7 @@ func (q *QueuePlacer) destinationIs(ctx context.Context, arn, fleetID string) (b
 	if !strings.Contains(arn, ":alias/") {
 		return false, nil
 	}
-	out, err := q.ctl.ResolveAlias(ctx, &wire.ResolveAliasInput{AliasId: wire.String(arn)})
+	out, err := q.aliases.ResolveAlias(ctx, &wire.ResolveAliasInput{AliasId: wire.String(arn)})
 	if err != nil {
 		return false, nil // a terminal or deleted alias routes nowhere
 	}

@@ -290,7 +290,7 @@ func TestConcurrentPlacersPlaceEachPlacementOnce(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if err := h.env.Server.Service().PlacePending(context.Background()); err != nil {
+				if err := h.env.Server.Queues().PlacePending(context.Background()); err != nil {
 					t.Error(err)
 				}
 			}()
@@ -384,7 +384,7 @@ func TestTwoNodesPlaceEachPlacementOnce(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := node.Service().PlacePending(context.Background()); err != nil {
+			if err := node.Queues().PlacePending(context.Background()); err != nil {
 				t.Error(err)
 			}
 		}()

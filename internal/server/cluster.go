@@ -275,12 +275,12 @@ func (b *processes) PushLocal(r control.ProcessRef, msg sdkwire.Push) bool {
 // fleet's lease is now this node's to act on.
 func (b *processes) Wake() {
 	b.svc.WakeOwners()
-	b.svc.WakePlacer()
+	b.qs.WakePlacer()
 }
 
 // WakePlacer implements cluster.Local: another node wakes this one when a
 // placement is now this node's to place.
-func (b *processes) WakePlacer() { b.svc.WakePlacer() }
+func (b *processes) WakePlacer() { b.qs.WakePlacer() }
 
 // RunFleetMatch implements cluster.Local.
 func (b *processes) RunFleetMatch(ctx context.Context, call *flexmatch.FleetMatchCall) error {

@@ -21,7 +21,7 @@ func (s *Server) newGateway() error {
 	if err != nil {
 		return err
 	}
-	gw.SetPlacer(gateway.NewQueuePlacer(s.svc))
+	gw.SetPlacer(gateway.NewQueuePlacer(s.qs, s.svc))
 	if rt := s.router.Load(); rt != nil && s.procs.fwd != nil {
 		gw.SetRelay(*rt, s.procs.fwd)
 	}

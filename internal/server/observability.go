@@ -9,6 +9,7 @@ import (
 	"github.com/anylift/anylift/internal/console"
 	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/metrics"
+	"github.com/anylift/anylift/internal/queueing"
 	"github.com/anylift/anylift/internal/sdkserver"
 	"github.com/anylift/anylift/internal/store"
 )
@@ -22,7 +23,7 @@ type observability struct {
 	console  *console.Console
 }
 
-func newObservability(cfg Config, st store.Store, svc *control.Service, hub *sdkserver.Server, keys *access.Keyring) *observability {
+func newObservability(cfg Config, st store.Store, svc *control.Service, qs *queueing.Service, hub *sdkserver.Server, keys *access.Keyring) *observability {
 	o := &observability{
 		snaps:   metrics.NewSnapshots(st, metrics.Options{Now: cfg.Now, Log: cfg.Log}),
 		history: metrics.NewHistory(st, cfg.MetricsRetention, cfg.Now, cfg.Log),
@@ -30,7 +31,7 @@ func newObservability(cfg Config, st store.Store, svc *control.Service, hub *sdk
 	o.snaps.Add(metrics.QueueSource)
 	o.history.Add(metrics.QueueMinutes{})
 	o.exporter = metrics.NewExporter(o.snaps, hub.Connections)
-	o.console = console.New(console.Config{Store: st, Service: svc, Snapshots: o.snaps,
+	o.console = console.New(console.Config{Store: st, Service: svc, Queues: qs, Snapshots: o.snaps,
 		Keys: keys, AnyCredentials: cfg.AnyCredentials, Now: cfg.Now, Log: cfg.Log})
 	return o
 }

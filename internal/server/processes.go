@@ -8,6 +8,7 @@ import (
 	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/flexmatch"
 	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/queueing"
 	"github.com/anylift/anylift/internal/sdkserver"
 	"github.com/anylift/anylift/internal/sdkwire"
 )
@@ -17,6 +18,7 @@ import (
 // control, and carries control's pushes to connected processes.
 type processes struct {
 	svc *control.Service
+	qs  *queueing.Service
 	fm  *flexmatch.Service
 	hub *sdkserver.Server
 	fwd *cluster.Client // nil without a node secret: nothing is forwarded

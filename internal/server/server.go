@@ -30,6 +30,7 @@ import (
 	"github.com/anylift/anylift/internal/gateway"
 	"github.com/anylift/anylift/internal/owned"
 	"github.com/anylift/anylift/internal/owners"
+	"github.com/anylift/anylift/internal/queueing"
 	"github.com/anylift/anylift/internal/sdkserver"
 	"github.com/anylift/anylift/internal/store"
 	"github.com/anylift/anylift/internal/store/postgres"
@@ -140,6 +141,7 @@ type Server struct {
 	mem    *owned.Memory
 	store  store.Store
 	svc    *control.Service
+	qs     *queueing.Service
 	fm     *flexmatch.Service
 	api    *api.Handler
 	events *events.Service
@@ -274,7 +276,7 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 		agentEndpoint = "http://" + s.ln.Addr().String()
 	}
 	s.events = newEvents(cfg, st, keys)
-	// Both services write the outbox: the event stream wakes after either
+	// The services write the outbox: the event stream wakes after any
 	// commits an event.
 	notifying := events.Notifying(st, s.events.Wake)
 	s.svc = control.New(notifying, control.Config{
@@ -295,8 +297,12 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 		NodeTTL:              cfg.NodeTTL,
 		FaultInjection:       cfg.AllowFaultInjection,
 	}, cfg.Now, cfg.Log)
-	s.fm = flexmatch.New(notifying, s.svc, flexmatch.Config{Account: s.svc.Config().Account}, cfg.Now, cfg.Log)
+	s.qs = queueing.New(notifying, s.svc, queueing.Config{Account: s.svc.Config().Account,
+		MaxPlayersPerSession: s.svc.Config().MaxPlayersPerSession}, cfg.Now, cfg.Log)
+	s.svc.SetQueues(s.qs)
+	s.fm = flexmatch.New(notifying, s.svc, s.qs, flexmatch.Config{Account: s.svc.Config().Account}, cfg.Now, cfg.Log)
 	s.svc.SetMatchmaker(s.fm)
+	s.qs.SetMatchmaker(s.fm)
 	if err := s.loadLive(ctx); err != nil {
 		s.closeListeners()
 		return nil, err
@@ -305,12 +311,12 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 		cfg.Log.Warn("INSECURE: --insecure-any-credentials is set; any well-formed signature from any access key is accepted. Use this for local development only.")
 	}
 	procs := s.procs
-	procs.svc, procs.fm = s.svc, s.fm
+	procs.svc, procs.qs, procs.fm = s.svc, s.qs, s.fm
 	if cfg.NodeSecret != "" {
 		procs.fwd = cluster.NewClient([]byte(cfg.NodeSecret), cfg.Now)
 	}
 	s.hub = sdkserver.New(sdkserver.Config{Auth: procs, Backend: procs, Logger: cfg.Log, Refuse: s.refuseHandshake})
-	s.obs = newObservability(cfg, st, s.svc, s.hub, keys)
+	s.obs = newObservability(cfg, st, s.svc, s.qs, s.hub, keys)
 	s.obs.exporter.AddListeners(s.listenerMetrics)
 	var limiter *access.Limiter
 	if cfg.RateLimit.PerSecond > 0 || cfg.CredentialsFile != "" {
@@ -320,7 +326,7 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 	if procs.fwd != nil {
 		relay = procs.fwd
 	}
-	s.api = api.New(s.svc, s.fm, api.Options{
+	s.api = api.New(s.svc, s.qs, s.fm, api.Options{
 		Verifier: &api.Verifier{Keys: keys, AnyCredentials: cfg.AnyCredentials, Region: signingRegion(cfg), Now: cfg.Now},
 		Log:      cfg.Log,
 		Observe:  s.obs.exporter.Observe,
@@ -548,6 +554,10 @@ func (s *Server) URL() string { return "http://" + s.Addr() }
 
 // Service is the application, for tests and in-process tools.
 func (s *Server) Service() *control.Service { return s.svc }
+
+// Queues is the game session queues' service, for tests and in-process
+// tools.
+func (s *Server) Queues() *queueing.Service { return s.qs }
 
 // FlexMatch is the FlexMatch service, for tests and in-process tools.
 func (s *Server) FlexMatch() *flexmatch.Service { return s.fm }

@@ -1,4 +1,4 @@
-package control
+package queueing
 
 import (
 	"strconv"
@@ -56,18 +56,18 @@ func (s *Service) endPlacement(tx store.Tx, q *game.Queue, p *game.Placement, st
 		return err
 	}
 	typ := placementEventTypes[status]
-	var detail any = placementDetail{Type: typ, PlacementID: p.ID, StartTime: EventTime(p.StartTime), EndTime: EventTime(p.EndTime),
+	var detail any = placementDetail{Type: typ, PlacementID: p.ID, StartTime: eventTime(p.StartTime), EndTime: eventTime(p.EndTime),
 		CustomEventData: q.CustomEventData}
 	if status == game.PlacementFulfilled {
 		d := fulfilledDetail{Type: typ, PlacementID: p.ID, Port: strconv.Itoa(p.Port), GameSessionARN: p.GameSessionID,
-			IPAddress: p.IPAddress, DNSName: p.DNSName, StartTime: EventTime(p.StartTime), EndTime: EventTime(p.EndTime),
+			IPAddress: p.IPAddress, DNSName: p.DNSName, StartTime: eventTime(p.StartTime), EndTime: eventTime(p.EndTime),
 			GameSessionRegion: p.GameSessionRegion, PlacedPlayerSessions: []placedDetail{}, CustomEventData: q.CustomEventData}
 		for _, pp := range p.PlacedPlayers {
 			d.PlacedPlayerSessions = append(d.PlacedPlayerSessions, placedDetail{pp.PlayerID, pp.PlayerSessionID})
 		}
 		detail = d
 	}
-	if _, err := s.publish(tx, DetailQueuePlacement, typ, q.ARN, q.NotificationTarget, detail); err != nil {
+	if err := s.ctl.PublishPlacementEvent(tx, typ, q.ARN, q.NotificationTarget, detail); err != nil {
 		return err
 	}
 	return s.matchPlacementEnded(tx, p)

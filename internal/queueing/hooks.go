@@ -1,4 +1,4 @@
-package control
+package queueing
 
 import (
 	"context"
@@ -8,11 +8,11 @@ import (
 	"github.com/anylift/anylift/internal/store"
 )
 
-// fulfilPlacement is called when gs becomes ACTIVE, inside that
-// transaction: the PENDING placement that created gs, if any, seats its
+// SessionActivated is called when gs becomes ACTIVE, inside that
+// transaction (control.Queues): the PENDING placement that created gs, if any, seats its
 // desired players (RESERVED) and becomes FULFILLED with its final
 // connection details, and PlacementFulfilled is published.
-func (s *Service) fulfilPlacement(tx store.Tx, gs *game.GameSession) error {
+func (s *Service) SessionActivated(tx store.Tx, gs *game.GameSession) error {
 	p, err := tx.PlacementOfSession(gs.ID)
 	if game.IsKind(err, game.NotFound) {
 		return nil
@@ -21,11 +21,8 @@ func (s *Service) fulfilPlacement(tx store.Tx, gs *game.GameSession) error {
 		return err
 	}
 	if len(p.DesiredPlayers) > 0 {
-		seats := make([]*game.PlayerSession, 0, len(p.DesiredPlayers))
-		for _, d := range p.DesiredPlayers {
-			seats = append(seats, s.newPlayerSession(d.PlayerID, d.PlayerData))
-		}
-		if err := tx.ReserveSeats(gs.ID, seats, seats[0].CreationTime.Add(-s.cfg.ReservationTimeout)); err != nil {
+		seats, err := s.ctl.ReservePlacedSeats(tx, gs.ID, p.DesiredPlayers)
+		if err != nil {
 			return err
 		}
 		p.PlacedPlayers = p.PlacedPlayers[:0]
@@ -41,11 +38,11 @@ func (s *Service) fulfilPlacement(tx store.Tx, gs *game.GameSession) error {
 	return s.endPlacement(tx, q, p, game.PlacementFulfilled)
 }
 
-// placementSessionEnded is called when gs ends while ACTIVATING, inside
-// that transaction. A session that failed to activate (ERROR) sends its
+// SessionEnded is called when gs ends while ACTIVATING, inside that
+// transaction (control.Queues). A session that failed to activate (ERROR) sends its
 // placement back to be placed again while time remains; one terminated
 // before it was active fails the placement.
-func (s *Service) placementSessionEnded(tx store.Tx, gs *game.GameSession) error {
+func (s *Service) SessionEnded(tx store.Tx, gs *game.GameSession) error {
 	p, err := tx.PlacementOfSession(gs.ID)
 	if game.IsKind(err, game.NotFound) {
 		return nil
@@ -65,10 +62,11 @@ func (s *Service) placementSessionEnded(tx store.Tx, gs *game.GameSession) error
 	return s.endPlacement(tx, q, p, game.PlacementFailed)
 }
 
-// sweepPlacements times out PENDING placements past their queue's
+// SweepPlacements times out PENDING placements past their queue's
 // timeout (a conditional update per placement, safe on several nodes),
 // then retries the placement of those still waiting for capacity.
-func (s *Service) sweepPlacements(ctx context.Context) error {
+// Control's sweeps run it.
+func (s *Service) SweepPlacements(ctx context.Context) error {
 	now := s.clock()
 	for {
 		var due []*game.Placement
@@ -81,7 +79,7 @@ func (s *Service) sweepPlacements(ctx context.Context) error {
 			return err
 		}
 		for _, d := range due {
-			if d.GameSessionID != "" && !s.owns(d.FleetID) {
+			if d.GameSessionID != "" && !s.ctl.Owns(d.FleetID) {
 				continue // its provisional session's fleet is another node's to end
 			}
 			if err := s.timeOut(ctx, d.ID, now); err != nil {
@@ -116,33 +114,15 @@ func (s *Service) timeOut(ctx context.Context, id string, now time.Time) error {
 		if err != nil {
 			return err
 		}
-		if orphan, err = s.abandonSession(tx, p.GameSessionID); err != nil {
+		if orphan, err = s.ctl.AbandonSession(tx, p.GameSessionID); err != nil {
 			return err
 		}
 		return s.endPlacement(tx, q, p, game.PlacementTimedOut)
 	})
 	if err == nil && orphan != nil {
-		s.pushTerminate(ctx, orphan)
+		s.ctl.PushTerminate(ctx, orphan)
 	}
 	return err
-}
-
-// abandonSession marks the provisional session id, if any and still
-// ACTIVATING, TERMINATING; it returns the session when its process must
-// be told to end.
-func (s *Service) abandonSession(tx store.Tx, id string) (*game.GameSession, error) {
-	if id == "" {
-		return nil, nil
-	}
-	gs, err := tx.GetGameSession(id)
-	if game.IsKind(err, game.NotFound) {
-		return nil, nil
-	}
-	if err != nil || gs.Status != game.SessionActivating {
-		return nil, err
-	}
-	gs.Status, gs.StatusReason = game.SessionTerminating, game.ReasonTriggeredOnProcessTerminate
-	return gs, tx.UpdateGameSession(gs)
 }
 
 // queueTimeout is how long a placement on q may stay PENDING.

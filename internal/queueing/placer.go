@@ -1,4 +1,4 @@
-package control
+package queueing
 
 import (
 	"context"
@@ -23,13 +23,15 @@ func (s *Service) wakePlacer() {
 	}
 }
 
-// WakePlacer asks the placer to look for placeable placements (another
-// node found that one is this node's to place).
+// WakePlacer asks the placer to look for placeable placements: control
+// calls it when a process becomes free, FlexMatch when a match's
+// placement starts, and another node when it found that one is this
+// node's to place.
 func (s *Service) WakePlacer() { s.wakePlacer() }
 
-// runPlacer is the committer: it applies placement decisions, one batch
-// per transaction, whenever woken, until ctx ends.
-func (s *Service) runPlacer(ctx context.Context) {
+// RunPlacer is the committer: it applies placement decisions, one batch
+// per transaction, whenever woken, until ctx ends. Control's Run runs it.
+func (s *Service) RunPlacer(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
@@ -95,8 +97,7 @@ func (s *Service) placeOnce(ctx context.Context, snap *snapshot, after *game.Pla
 		return 0, nil, err
 	}
 	for _, pl := range out {
-		s.pushStart(pl.proc, pl.gs)
-		s.sessionDemand(pl.gs.FleetID)
+		s.ctl.SessionPlaced(pl.gs, pl.proc)
 	}
 	return len(list), list[len(list)-1], nil
 }
@@ -144,12 +145,12 @@ func (sn *snapshot) place(p *game.Placement) (*placed, error) {
 		// fleet is the best with room; none of them wakes this node, which
 		// can place nothing.
 		if len(ranked) > 0 {
-			sn.s.wakeOwner(ranked[0].FleetID, false)
+			sn.s.ctl.WakeOwner(ranked[0].FleetID)
 		}
 		return nil, nil
 	}
 	for _, c := range ranked {
-		if sn.s.placementHeld(p, c.FleetID, c.Location, sn.now) {
+		if sn.s.ctl.PlacementHeld(p, c.FleetID, c.Location, sn.now) {
 			continue
 		}
 		free, err := sn.freeIn(c.FleetID, c.Location)
@@ -159,11 +160,11 @@ func (sn *snapshot) place(p *game.Placement) (*placed, error) {
 		if free <= 0 {
 			continue
 		}
-		if !sn.s.owns(c.FleetID) {
+		if !sn.s.ctl.Owns(c.FleetID) {
 			// The best candidate with room is another node's fleet: its
 			// owner places the placement (its placer sees the same
 			// ranking), and is woken to.
-			sn.s.wakeOwner(c.FleetID, false)
+			sn.s.ctl.WakeOwner(c.FleetID)
 			return nil, nil
 		}
 		if !locked {
@@ -186,29 +187,15 @@ func (sn *snapshot) place(p *game.Placement) (*placed, error) {
 // claim creates p's session on a free process of f in location; nil when
 // none is free after all (the count was stale, or activations are capped).
 func (sn *snapshot) claim(p *game.Placement, f *game.Fleet, location string) (*placed, error) {
-	gs, _, err := sn.s.newGameSession(sn.tx, f, sessionRequest{Name: p.GameSessionName, MaxPlayers: p.MaxPlayers,
-		Properties: p.Properties, GameSessionData: p.GameSessionData, MatchmakerData: p.MatchmakerData, Location: location})
+	gs, proc, err := sn.s.ctl.CreatePlacedSession(sn.tx, f, location, p)
 	if err != nil {
 		return nil, err
 	}
-	proc, err := sn.tx.ClaimFreeProcess(f.ID, location, gs.ID, f.Runtime.MaxConcurrentGameSessionActivations)
-	if game.IsKind(err, game.NotFound) {
+	if gs == nil {
 		sn.free[f.ID][location] = 0
 		return nil, nil
 	}
-	if err != nil {
-		return nil, err
-	}
 	sn.free[f.ID][location]--
-	c, err := sn.tx.GetCompute(proc.FleetID, proc.ComputeName)
-	if err != nil {
-		return nil, err
-	}
-	gs.ComputeName, gs.ProcessID = proc.ComputeName, proc.PID
-	gs.IPAddress, gs.DNSName, gs.Port = c.IPAddress, c.DNSName, c.ConnectionPort(proc.Port)
-	if err := sn.tx.InsertGameSession(gs); err != nil {
-		return nil, err
-	}
 	p.GameSessionID, p.GameSessionRegion, p.FleetID = gs.ID, location, f.ID
 	p.IPAddress, p.DNSName, p.Port = gs.IPAddress, gs.DNSName, gs.Port
 	if err := sn.tx.UpdatePlacement(p); err != nil {
@@ -220,7 +207,7 @@ func (sn *snapshot) claim(p *game.Placement, f *game.Fleet, location string) (*p
 // ownsAny reports whether this node acts for one of the candidates' fleets.
 func (sn *snapshot) ownsAny(cands []placement.Candidate) bool {
 	for _, c := range cands {
-		if sn.s.owns(c.FleetID) {
+		if sn.s.ctl.Owns(c.FleetID) {
 			return true
 		}
 	}
@@ -273,7 +260,7 @@ func (sn *snapshot) candidates(q *game.Queue) ([]placement.Candidate, error) {
 func (sn *snapshot) fleet(dest string) (*game.Fleet, error) {
 	id := game.ResourceID(dest, "fleet")
 	if destinationKind(dest) == "alias" {
-		fid, err := sn.s.resolveAlias(sn.tx, dest)
+		fid, err := sn.s.ctl.AliasFleet(sn.tx, dest)
 		if game.IsKind(err, game.NotFound) || game.IsKind(err, game.TerminalRoutingStrategy) {
 			return nil, nil
 		}

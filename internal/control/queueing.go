@@ -1,0 +1,183 @@
+package control
+
+import (
+	"context"
+	"time"
+
+	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/store"
+)
+
+// The seam between control and the game session queues with their
+// placements (internal/queueing). The queues read and write their own
+// records (queues, placements) in the store; what they need of the rest
+// of the control plane they ask through the methods below
+// (queueing.Control), each run inside the caller's transaction unless it
+// says otherwise: a game session created on a claimed free process, an
+// alias resolved, whether this node owns a fleet and a wake for the node
+// that does, fault holds, seats reserved for a placement's players, a
+// provisional session abandoned, an event in the outbox. What control
+// needs of the queues it asks through Queues.
+
+// Queues is the queues and their placer as control sees them.
+type Queues interface {
+	// RunPlacer runs the placer until ctx ends; Run runs it.
+	RunPlacer(ctx context.Context)
+	// SweepPlacements times placements out and retries those waiting
+	// for capacity; the sweeps run it before the matchmaker's step.
+	SweepPlacements(ctx context.Context) error
+	// WakePlacer asks the placer to look for placements to place: a
+	// process can take a game session now.
+	WakePlacer()
+	// SessionActivated is called inside the transaction in which gs
+	// becomes ACTIVE: the placement that made it, if any, is fulfilled.
+	SessionActivated(tx store.Tx, gs *game.GameSession) error
+	// SessionEnded is called inside the transaction in which gs ends
+	// while ACTIVATING: the placement that made it, if any, is placed
+	// again or fails.
+	SessionEnded(tx store.Tx, gs *game.GameSession) error
+}
+
+// SetQueues makes Run run q's placer and the sweeps its placement sweep,
+// and tells q of its provisional sessions' activation and end. Call it
+// before Run; without it nothing is placed from a queue.
+func (s *Service) SetQueues(q Queues) { s.queues = q }
+
+func (s *Service) runPlacer(ctx context.Context) {
+	if s.queues != nil {
+		s.queues.RunPlacer(ctx)
+	}
+}
+
+func (s *Service) sweepPlacements(ctx context.Context) error {
+	if s.queues == nil {
+		return nil
+	}
+	return s.queues.SweepPlacements(ctx)
+}
+
+func (s *Service) wakePlacer() {
+	if s.queues != nil {
+		s.queues.WakePlacer()
+	}
+}
+
+func (s *Service) fulfilPlacement(tx store.Tx, gs *game.GameSession) error {
+	if s.queues == nil {
+		return nil
+	}
+	return s.queues.SessionActivated(tx, gs)
+}
+
+func (s *Service) placementSessionEnded(tx store.Tx, gs *game.GameSession) error {
+	if s.queues == nil {
+		return nil
+	}
+	return s.queues.SessionEnded(tx, gs)
+}
+
+// CreatePlacedSession creates placement p's game session on a free
+// process of fleet f in location, inside tx: an ACTIVATING session with
+// the placement's name, seats, properties and data, claimed on the
+// process and given its compute's connection details. It answers nil,
+// nil when no process there is free after all (the count was stale, or
+// the fleet's activations are capped); the caller pushes the session with
+// SessionPlaced once tx has committed.
+func (s *Service) CreatePlacedSession(tx store.Tx, f *game.Fleet, location string, p *game.Placement) (*game.GameSession, *game.Process, error) {
+	gs, _, err := s.newGameSession(tx, f, sessionRequest{Name: p.GameSessionName, MaxPlayers: p.MaxPlayers,
+		Properties: p.Properties, GameSessionData: p.GameSessionData, MatchmakerData: p.MatchmakerData, Location: location})
+	if err != nil {
+		return nil, nil, err
+	}
+	proc, err := tx.ClaimFreeProcess(f.ID, location, gs.ID, f.Runtime.MaxConcurrentGameSessionActivations)
+	if game.IsKind(err, game.NotFound) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := tx.GetCompute(proc.FleetID, proc.ComputeName)
+	if err != nil {
+		return nil, nil, err
+	}
+	gs.ComputeName, gs.ProcessID = proc.ComputeName, proc.PID
+	gs.IPAddress, gs.DNSName, gs.Port = c.IPAddress, c.DNSName, c.ConnectionPort(proc.Port)
+	if err := tx.InsertGameSession(gs); err != nil {
+		return nil, nil, err
+	}
+	return gs, proc, nil
+}
+
+// SessionPlaced sends game session gs, created by CreatePlacedSession on
+// proc, to its process and tells the scaler of the demand. Call it after
+// the session commits.
+func (s *Service) SessionPlaced(gs *game.GameSession, proc *game.Process) {
+	s.pushStart(proc, gs)
+	s.sessionDemand(gs.FleetID)
+}
+
+// AliasFleet returns the fleet id a SIMPLE alias (id or ARN) points to,
+// read inside tx: NotFound for no such alias, TerminalRoutingStrategy for
+// a TERMINAL one.
+func (s *Service) AliasFleet(tx store.Tx, aliasIDOrARN string) (string, error) {
+	return s.resolveAlias(tx, aliasIDOrARN)
+}
+
+// Owns reports whether this node acts for fleetID: it owns it, or
+// ownership is off.
+func (s *Service) Owns(fleetID string) bool { return s.owns(fleetID) }
+
+// WakeOwner wakes the placer of the node owning fleetID, and only its
+// placer: the placement is that node's to place.
+func (s *Service) WakeOwner(fleetID string) { s.wakeOwner(fleetID, false) }
+
+// PlacementHeld reports whether an injected fault keeps queue placement
+// p off fleetID's location at now (faulthooks.go).
+func (s *Service) PlacementHeld(p *game.Placement, fleetID, location string, now time.Time) bool {
+	return s.placementHeld(p, fleetID, location, now)
+}
+
+// PublishPlacementEvent appends a queue placement event
+// (DetailQueuePlacement) of type typ to the outbox inside tx; resource is
+// the queue's ARN, target its NotificationTarget.
+func (s *Service) PublishPlacementEvent(tx store.Tx, typ, resource, target string, detail any) error {
+	_, err := s.publish(tx, DetailQueuePlacement, typ, resource, target, detail)
+	return err
+}
+
+// ReservePlacedSeats reserves a seat in game session gameSessionID for
+// each of a placement's desired players (at least one), all or none,
+// inside tx: RESERVED
+// player sessions created now, in the order given, counting reservations
+// younger than the reservation timeout.
+func (s *Service) ReservePlacedSeats(tx store.Tx, gameSessionID string, players []game.DesiredPlayer) ([]*game.PlayerSession, error) {
+	seats := make([]*game.PlayerSession, 0, len(players))
+	for _, d := range players {
+		seats = append(seats, s.newPlayerSession(d.PlayerID, d.PlayerData))
+	}
+	return seats, tx.ReserveSeats(gameSessionID, seats, seats[0].CreationTime.Add(-s.cfg.ReservationTimeout))
+}
+
+// AbandonSession marks the provisional game session id of a placement
+// that timed out, if any and still ACTIVATING, TERMINATING inside tx; it
+// returns the session when its process must be told to end
+// (PushTerminate, after tx commits).
+func (s *Service) AbandonSession(tx store.Tx, id string) (*game.GameSession, error) {
+	if id == "" {
+		return nil, nil
+	}
+	gs, err := tx.GetGameSession(id)
+	if game.IsKind(err, game.NotFound) {
+		return nil, nil
+	}
+	if err != nil || gs.Status != game.SessionActivating {
+		return nil, err
+	}
+	gs.Status, gs.StatusReason = game.SessionTerminating, game.ReasonTriggeredOnProcessTerminate
+	return gs, tx.UpdateGameSession(gs)
+}
+
+// PushTerminate asks the process hosting gs to end, as
+// TerminateGameSession does; a session whose process cannot be reached
+// ends at once.
+func (s *Service) PushTerminate(ctx context.Context, gs *game.GameSession) { s.pushTerminate(ctx, gs) }
