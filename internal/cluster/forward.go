@@ -209,10 +209,16 @@ type Client struct {
 	relay   *http.Client // relayed API calls (relay.go)
 	now     func() time.Time
 	timeout time.Duration
+	// self is this node's own forwarding address (SetSelf).
+	self string
 
 	mu   sync.Mutex
 	down map[string]time.Time // base URL → until when it is skipped
 }
+
+// SetSelf tells the client this node's own forwarding address, to which
+// it never sends a relayed call back. Call it before the client is used.
+func (c *Client) SetSelf(base string) { c.self = base }
 
 // NewClient returns a Client signing with secret; now is time.Now when nil.
 func NewClient(secret []byte, now func() time.Time) *Client {

@@ -312,10 +312,11 @@ func (c *Client) relayEnvelope(w http.ResponseWriter, r *http.Request, body []by
 	if err != nil {
 		return err
 	}
-	if owner := resp.Header.Get(OwnerHeader); owner != "" && owner != base && resp.StatusCode == http.StatusInternalServerError {
+	if owner := resp.Header.Get(OwnerHeader); owner != "" && owner != base && owner != c.self &&
+		resp.StatusCode == http.StatusInternalServerError {
 		// The node this one took for the owner has handed the fleet on,
 		// wrote nothing, and names the owner: the request goes there,
-		// once.
+		// once. (Named this node, which sent it away: its answer stands.)
 		resp.Body.Close()
 		if resp, err = c.sendEnvelope(ctx, r, body, owner, path); err != nil {
 			return err

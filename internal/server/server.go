@@ -314,6 +314,7 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 	procs.svc, procs.qs, procs.fm = s.svc, s.qs, s.fm
 	if cfg.NodeSecret != "" {
 		procs.fwd = cluster.NewClient([]byte(cfg.NodeSecret), cfg.Now)
+		procs.fwd.SetSelf(s.nodeAddress())
 	}
 	s.hub = sdkserver.New(sdkserver.Config{Auth: procs, Backend: procs, Logger: cfg.Log, Refuse: s.refuseHandshake})
 	s.obs = newObservability(cfg, st, s.svc, s.qs, s.hub, keys)
