@@ -10,3 +10,13 @@
 DROP INDEX game_sessions_search_open;
 DROP INDEX game_sessions_search_players;
 DROP INDEX game_sessions_search_open_players;
+-- A new player session (RESERVED, never activated) entered the indexes of
+-- activation times and of statuses too; only the metrics (activated
+-- sessions of a window) and the reservation timeout (RESERVED ones) read
+-- them. As partial indexes they hold only those rows: a reservation
+-- writes neither the activation index nor, once accepted, the status one.
+-- Owned by the sessions area.
+DROP INDEX player_sessions_activated;
+CREATE INDEX player_sessions_activated ON player_sessions (activated) WHERE activated > 0;
+DROP INDEX player_sessions_status_created;
+CREATE INDEX player_sessions_reserved ON player_sessions (created) WHERE status = 'RESERVED';
