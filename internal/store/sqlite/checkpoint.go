@@ -40,7 +40,8 @@ const writerAutocheckpoint = 10000
 
 // checkpointer runs the checkpoints the writer's commits ask for.
 type checkpointer struct {
-	db      *sql.DB // one connection
+	db      *sql.DB     // one connection
+	armed   atomic.Bool // once the store is migrated
 	commits atomic.Int64
 	wake    chan struct{}
 	stop    chan struct{}
@@ -53,11 +54,11 @@ func newCheckpointer(db *sql.DB) *checkpointer {
 	return c
 }
 
-// committed is the writer's commit hook: it counts the commit and wakes
-// the checkpointer every checkpointEvery commits. It runs on the writer's
+// committed is the writer's commit hook: once armed, it counts the commit
+// and wakes the checkpointer every checkpointEvery commits. It runs on the writer's
 // connection inside SQLite's commit, so it only signals.
 func (c *checkpointer) committed() int32 {
-	if c.commits.Add(1)%checkpointEvery == 0 {
+	if c.armed.Load() && c.commits.Add(1)%checkpointEvery == 0 {
 		select {
 		case c.wake <- struct{}{}:
 		default: // a checkpoint is already asked for
@@ -76,9 +77,17 @@ func (c *checkpointer) run() {
 		}
 		// A failed or partial checkpoint (a reader on an old snapshot) is
 		// taken up again by the next one; the writer's bound stays.
-		c.db.ExecContext(context.Background(), "PRAGMA wal_checkpoint(PASSIVE)")
+		var busy, log, copied int
+		err := c.db.QueryRowContext(context.Background(), "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &log, &copied)
+		if checkpointed != nil {
+			checkpointed(log, copied, err)
+		}
 	}
 }
+
+// checkpointed, when set (by tests, before a store opens), hears of each
+// checkpoint of the checkpointer: the log's frames, those copied.
+var checkpointed func(log, copied int, err error)
 
 // close stops the checkpointer and closes its connection.
 func (c *checkpointer) close() error {

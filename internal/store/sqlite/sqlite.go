@@ -126,6 +126,7 @@ func open(ctx context.Context, dir, syncMode string, opts Options) (*sqldb.DB, e
 		}
 		return nil, err
 	}
+	ck.armed.Store(true) // the migrations' commits ask for no checkpoint
 	if !opts.NoGroupCommit {
 		db.EnableGroupCommit()
 	}
