@@ -27,7 +27,11 @@ func (s *Service) SearchGameSessionsEncoded(ctx context.Context, in *wire.Search
 	if err != nil {
 		return nil, err
 	}
-	if lq, ok := s.liveQuery(in, q); ok {
+	lq, ok, err := s.liveQuery(ctx, in, q)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
 		list, next, ok, err := s.live.SearchEncoded(lq, page, p, EncodeGameSession)
 		if err != nil {
 			return nil, err

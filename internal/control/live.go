@@ -1,6 +1,8 @@
 package control
 
 import (
+	"context"
+
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/store"
 	"github.com/anylift/anylift/internal/wire"
@@ -67,11 +69,13 @@ func liveNotFound(q sessionQuery, f store.SessionFilter, n int, ok bool, err err
 }
 
 // liveSearch answers SearchGameSessions from memory when it can (ok),
-// for a fleet named by id or ARN.
-func (s *Service) liveSearch(in *wire.SearchGameSessionsInput, q store.SearchQuery, page store.Page) (*wire.SearchGameSessionsOutput, bool, error) {
-	q, ok := s.liveQuery(in, q)
-	if !ok {
-		return nil, false, nil
+// for a fleet named by id or ARN, or by an alias, which is resolved in the
+// store first (its errors are the store search's: NotFound, a terminal
+// alias).
+func (s *Service) liveSearch(ctx context.Context, in *wire.SearchGameSessionsInput, q store.SearchQuery, page store.Page) (*wire.SearchGameSessionsOutput, bool, error) {
+	q, ok, err := s.liveQuery(ctx, in, q)
+	if !ok || err != nil {
+		return nil, ok, err
 	}
 	list, next, ok, err := s.live.Search(q, page)
 	if !ok || err != nil {
@@ -86,11 +90,23 @@ func (s *Service) liveSearch(in *wire.SearchGameSessionsInput, q store.SearchQue
 }
 
 // liveQuery returns q as the memory is asked it (the fleet by id), and
-// whether the memory may answer in: a fleet named by id or ARN.
-func (s *Service) liveQuery(in *wire.SearchGameSessionsInput, q store.SearchQuery) (store.SearchQuery, bool) {
-	if s.live == nil || in.FleetId == nil || *in.FleetId == "" || in.AliasId != nil {
-		return q, false
+// whether the memory may answer it: a fleet named by id or ARN, or by a
+// SIMPLE alias, resolved here in the store (an unknown or terminal alias
+// is its error). A request naming both a fleet and an alias is left to
+// the store's search, which refuses it.
+func (s *Service) liveQuery(ctx context.Context, in *wire.SearchGameSessionsInput, q store.SearchQuery) (store.SearchQuery, bool, error) {
+	fleetID, aliasID := wire.Deref(in.FleetId), wire.Deref(in.AliasId)
+	switch {
+	case s.live == nil || (fleetID == "") == (aliasID == ""):
+		return q, false, nil
+	case fleetID != "":
+		q.FleetID = game.ResourceID(fleetID, "fleet")
+		return q, true, nil
 	}
-	q.FleetID = game.ResourceID(*in.FleetId, "fleet")
-	return q, true
+	err := s.view(ctx, func(tx store.Tx) error {
+		id, err := s.resolveAlias(tx, aliasID)
+		q.FleetID = id
+		return err
+	})
+	return q, err == nil, err
 }

@@ -43,7 +43,7 @@ func (s *Service) publish(tx store.Tx, detailType, typ, resource, target string,
 		return nil, err
 	}
 	now := s.clock()
-	n := &game.Notification{ID: game.NewUUID(), Time: now, Type: typ, Resource: resource, Target: target}
+	n := &game.Notification{ID: game.NewOrderedUUID(), Time: now, Type: typ, Resource: resource, Target: target}
 	n.Envelope, err = json.Marshal(envelope{
 		Version:    "0",
 		ID:         n.ID,

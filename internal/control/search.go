@@ -21,7 +21,7 @@ func (s *Service) SearchGameSessions(ctx context.Context, in *wire.SearchGameSes
 	if err != nil {
 		return nil, err
 	}
-	if out, ok, err := s.liveSearch(in, q, page); ok || err != nil {
+	if out, ok, err := s.liveSearch(ctx, in, q, page); ok || err != nil {
 		return out, err
 	}
 	return s.storeSearch(ctx, in, q, page)

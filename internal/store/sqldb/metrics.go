@@ -69,8 +69,10 @@ func (t *Tx) FleetMetrics(f *game.Fleet, since, until time.Time) ([]game.FleetMe
 			func(loc string, n []int64) { m.at(loc).GameSessionInterruptions = int(n[0]) }},
 		// CROSS JOIN: SQLite starts from the player sessions of the window
 		// (few) rather than from the fleet's game sessions (all of them).
+		// activated > 0, implied by the window, is spelled out: SQLite's
+		// index of activation times holds only those rows (migration 230).
 		{`SELECT g.location, COUNT(*) FROM player_sessions p CROSS JOIN game_sessions g
-			WHERE p.activated >= ? AND p.activated < ? AND g.id = p.game_session_id AND g.fleet_id = ? GROUP BY g.location`,
+			WHERE p.activated >= ? AND p.activated < ? AND p.activated > 0 AND g.id = p.game_session_id AND g.fleet_id = ? GROUP BY g.location`,
 			[]any{from, to, f.ID},
 			func(loc string, n []int64) { m.at(loc).PlayerSessionActivations = int(n[0]) }},
 	}

@@ -56,7 +56,9 @@ func (b *sqlBuilder) text(expr string) string {
 }
 
 // openSeats is hasAvailablePlayerSessions. Written exactly as in the
-// index game_sessions_search_open (migration 060), so the index applies.
+// index game_sessions_search_open (PostgreSQL migration 060), so the
+// index applies; SQLite dropped it (migration 230): memory answers its
+// searches.
 const openSeats = "(g.cur_players < g.max_players)"
 
 // The parts of a search. Sorting by a property reads the sessions that
