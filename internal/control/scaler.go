@@ -292,7 +292,7 @@ func (s *Service) ScaleFleets(ctx context.Context) error {
 	s.scaler.takeDirty() // every fleet is looked at below
 	var errs []error
 	for _, id := range scaled {
-		if s.owns(id) {
+		if s.Owns(id) {
 			errs = append(errs, s.scaleFleet(ctx, id, false))
 		}
 	}
@@ -304,7 +304,7 @@ func (s *Service) ScaleFleets(ctx context.Context) error {
 func (s *Service) scaleDirty(ctx context.Context) error {
 	var errs []error
 	for _, id := range s.scaler.takeDirty() {
-		if s.owns(id) {
+		if s.Owns(id) {
 			errs = append(errs, s.scaleFleet(ctx, id, true))
 		}
 	}
@@ -555,7 +555,7 @@ func (s *Service) applyScaling(ctx context.Context, step *scaleStep, now time.Ti
 			return err
 		}
 		changed = true
-		return s.recordEvent(tx, f.ID, "", wire.EventCodeFleetScalingEvent,
+		return s.RecordEvent(tx, f.ID, "", wire.EventCodeFleetScalingEvent,
 			fmt.Sprintf("Scaling policy %s changed the desired instances of fleet %s in %s from %d to %d: %s.",
 				p.Name, f.ID, k.location, from, to, step.why))
 	})
