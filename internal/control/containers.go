@@ -1,21 +1,71 @@
 package control
 
 import (
+	"context"
+
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/store"
 	"github.com/anylift/anylift/internal/wire"
 )
 
 // The seam between control and container fleets with their capacity and
-// scaling: container group definitions, container fleets, their desired
-// capacity, scaling policies, fleet actions and the scaler. That code
-// reads and writes its own records (container group definitions, scaling
+// scaling (internal/containers): container group definitions, container
+// fleets, their desired capacity, scaling policies, fleet actions and the
+// scaler. That package reads and writes its own records (container group definitions, scaling
 // policies, a container fleet's attributes and capacity) in the store;
 // what it needs of the rest of the control plane it asks through the
 // methods below, each run inside the caller's transaction unless it says
 // otherwise: a fleet event recorded, a fleet inserted or deleted as any
 // fleet is, a compute deregistered or its server processes ended, a
-// compute's auth token minted, whether this node owns a fleet.
+// compute's auth token minted, whether this node owns a fleet
+// (containers.Control). What control needs of it, it asks through
+// Containers.
+
+// Containers is container fleets and their scaler as control sees them.
+type Containers interface {
+	// RunScaler runs the scaler until ctx ends; Run runs it.
+	RunScaler(ctx context.Context)
+	// ScaleFleets evaluates the scaling policies of every fleet this
+	// node scales once; Sweep runs it.
+	ScaleFleets(ctx context.Context) error
+	// SessionDemand tells the scaler a game session was placed on
+	// fleetID, or found no server there.
+	SessionDemand(fleetID string)
+	// FleetCapacity is a container fleet's capacity in a location as
+	// DescribeFleetCapacity shows it, read inside tx.
+	FleetCapacity(tx store.Tx, f *game.Fleet, location string) (wire.FleetCapacity, error)
+}
+
+// SetContainers makes Run run c's scaler and Sweep its scaling, tells c
+// of every session's demand, and answers a container fleet's capacity
+// from c. Call it before Run; without it nothing is scaled.
+func (s *Service) SetContainers(c Containers) { s.containers = c }
+
+func (s *Service) runScaler(ctx context.Context) {
+	if s.containers != nil {
+		s.containers.RunScaler(ctx)
+	}
+}
+
+func (s *Service) scaleFleets(ctx context.Context) error {
+	if s.containers == nil {
+		return nil
+	}
+	return s.containers.ScaleFleets(ctx)
+}
+
+func (s *Service) sessionDemand(fleetID string) {
+	if s.containers != nil {
+		s.containers.SessionDemand(fleetID)
+	}
+}
+
+func (s *Service) containerCapacity(tx store.Tx, f *game.Fleet, location string) (wire.FleetCapacity, error) {
+	if s.containers == nil {
+		return wire.FleetCapacity{}, game.Errorf(game.Internal, "fleet %s is a container fleet, and no container fleet service is set", f.ID)
+	}
+	return s.containers.FleetCapacity(tx, f, location)
+}
 
 // RecordEvent adds a fleet event at the service clock's now inside tx;
 // resourceID empty means the fleet.

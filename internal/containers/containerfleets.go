@@ -1,4 +1,4 @@
-package control
+package containers
 
 import (
 	"context"
@@ -70,7 +70,7 @@ func (s *Service) CreateContainerFleet(ctx context.Context, in *wire.CreateConta
 		if gs != nil {
 			f.Status = game.FleetActive
 		}
-		if err := s.InsertFleet(tx, f, in.Tags); err != nil {
+		if err := s.ctl.InsertFleet(tx, f, in.Tags); err != nil {
 			return err
 		}
 		return s.recordFleetState(tx, f)
@@ -87,7 +87,7 @@ func (s *Service) recordFleetState(tx store.Tx, f *game.Fleet) error {
 	if f.Status == game.FleetCreated {
 		code = wire.EventCodeFleetStateCreated
 	}
-	return s.RecordEvent(tx, f.ID, "", code, fmt.Sprintf("Fleet %s changed status to %s.", f.ID, f.Status))
+	return s.ctl.RecordEvent(tx, f.ID, "", code, fmt.Sprintf("Fleet %s changed status to %s.", f.ID, f.Status))
 }
 
 // fleetGroups resolves the definitions a container fleet is to run (nil
@@ -181,7 +181,7 @@ func applyContainerFleetAttributes(f *game.Fleet, protection *string, limit *wir
 	if limit != nil {
 		rl = &wire.ResourceCreationLimitPolicy{NewGameSessionsPerCreator: limit.NewGameSessionsPerCreator, PolicyPeriodInMinutes: limit.PolicyPeriodInMinutes}
 	}
-	applyFleetAttributes(f, protection, rl, groups, nil)
+	applyFleetAttributes(f, protection, rl, groups)
 	if logs != nil {
 		f.Container.LogDestination = wire.Deref(logs.LogDestination)
 		f.Container.LogGroupARN = wire.Deref(logs.LogGroupArn)
@@ -299,7 +299,7 @@ func (s *Service) UpdateContainerFleet(ctx context.Context, in *wire.UpdateConta
 				return err
 			}
 		}
-		return s.ProtectionChanged(tx, f, oldPolicy)
+		return s.ctl.ProtectionChanged(tx, f, oldPolicy)
 	})
 	if err != nil {
 		return nil, err
@@ -329,7 +329,7 @@ func (s *Service) DeleteContainerFleet(ctx context.Context, in *wire.DeleteConta
 		if err != nil {
 			return err
 		}
-		return s.RemoveFleet(tx, f)
+		return s.ctl.RemoveFleet(tx, f)
 	})
 	if err != nil {
 		return nil, err
@@ -385,7 +385,7 @@ func (s *Service) UpdateFleetCapacity(ctx context.Context, in *wire.UpdateFleetC
 			return err
 		}
 		changed = true
-		return s.RecordEvent(tx, f.ID, "", wire.EventCodeFleetScalingEvent,
+		return s.ctl.RecordEvent(tx, f.ID, "", wire.EventCodeFleetScalingEvent,
 			fmt.Sprintf("Fleet %s capacity in %s changed: desired %d (was %d), minimum %d (was %d), maximum %d (was %d).",
 				f.ID, location, c.Desired, old.Desired, c.Min, old.Min, c.Max, old.Max))
 	})
@@ -442,13 +442,13 @@ func (s *Service) containerFleetOut(f *game.Fleet) *wire.ContainerFleet {
 	return out
 }
 
-// containerCapacity is a container fleet's capacity in location: the
+// FleetCapacity is a container fleet's capacity in location: the
 // instances wanted, and the instances and game server container groups
 // (its computes) there, by state. A group is ACTIVE while it hosts a live
 // game session, IDLE while it is ACTIVE and hosts none; an instance is
 // ACTIVE when one of its groups is, and IDLE when none of those hosts a
 // session.
-func (s *Service) containerCapacity(tx store.Tx, f *game.Fleet, location string) (wire.FleetCapacity, error) {
+func (s *Service) FleetCapacity(tx store.Tx, f *game.Fleet, location string) (wire.FleetCapacity, error) {
 	busy, err := tx.BusyComputes(f.ID)
 	if err != nil {
 		return wire.FleetCapacity{}, err
@@ -543,7 +543,7 @@ type ContainerCompute struct {
 // auth token for its game server. Registering a name again mints another
 // token. InvalidRequest when the fleet is not an ACTIVE container fleet.
 func (s *Service) RegisterContainerCompute(ctx context.Context, cc ContainerCompute) (token string, err error) {
-	secret, hash := s.NewComputeToken()
+	secret, hash := s.ctl.NewComputeToken()
 	err = s.update(ctx, func(tx store.Tx) error {
 		f, err := getContainerFleet(tx, cc.FleetID)
 		if err != nil {
@@ -590,7 +590,7 @@ func (s *Service) ContainerComputeRunning(ctx context.Context, fleetID, name, ip
 // has stopped: the sessions it hosted end, its auth tokens go. A compute
 // already gone is not an error.
 func (s *Service) RemoveContainerCompute(ctx context.Context, fleetID, name string) error {
-	err := s.update(ctx, func(tx store.Tx) error { return s.RemoveCompute(tx, fleetID, name) })
+	err := s.update(ctx, func(tx store.Tx) error { return s.ctl.RemoveCompute(tx, fleetID, name) })
 	if game.IsKind(err, game.NotFound) {
 		return nil
 	}
@@ -803,7 +803,7 @@ func (s *Service) RemoveIdleContainerCompute(ctx context.Context, fleetID, name 
 		if err != nil || len(live) > 0 {
 			return err
 		}
-		if err := s.RemoveCompute(tx, fleetID, name); err != nil && !game.IsKind(err, game.NotFound) {
+		if err := s.ctl.RemoveCompute(tx, fleetID, name); err != nil && !game.IsKind(err, game.NotFound) {
 			return err
 		}
 		removed = true
@@ -839,7 +839,7 @@ func (s *Service) RemoveUnprotectedContainerCompute(ctx context.Context, fleetID
 		} else if err != nil {
 			return err
 		}
-		if ended, err = s.EndCompute(tx, fleetID, name); err != nil {
+		if ended, err = s.ctl.EndCompute(tx, fleetID, name); err != nil {
 			return err
 		}
 		removed = true
@@ -848,7 +848,7 @@ func (s *Service) RemoveUnprotectedContainerCompute(ctx context.Context, fleetID
 	if err != nil {
 		return false, err
 	}
-	s.ProcessesEnded(ended)
+	s.ctl.ProcessesEnded(ended)
 	return removed, nil
 }
 
@@ -875,15 +875,15 @@ func (s *Service) ContainerGroupStopped(ctx context.Context, fleetID, name, code
 		case wire.EventCodeInstanceInterrupted, wire.EventCodeInstanceRecycled, wire.EventCodeInstanceReplacedUnhealthy:
 			resource = c.InstanceID
 		}
-		if err := s.RecordEvent(tx, fleetID, resource, code, message); err != nil {
+		if err := s.ctl.RecordEvent(tx, fleetID, resource, code, message); err != nil {
 			return err
 		}
-		ended, err = s.EndCompute(tx, fleetID, name)
+		ended, err = s.ctl.EndCompute(tx, fleetID, name)
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	s.ProcessesEnded(ended)
+	s.ctl.ProcessesEnded(ended)
 	return nil
 }
