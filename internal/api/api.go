@@ -18,6 +18,7 @@ import (
 
 	"github.com/anylift/anylift/internal/access"
 	"github.com/anylift/anylift/internal/cluster"
+	"github.com/anylift/anylift/internal/containers"
 	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/flexmatch"
 	"github.com/anylift/anylift/internal/game"
@@ -81,9 +82,11 @@ type Options struct {
 }
 
 // New returns the API handler over svc, with the queue and placement
-// operations served by qs and the FlexMatch operations by fm.
-func New(svc *control.Service, qs *queueing.Service, fm *flexmatch.Service, o Options) *Handler {
-	h := &Handler{ops: operations(svc, qs, fm), svc: svc, verifier: o.Verifier, log: o.Log, observe: o.Observe, newID: game.NewUUID,
+// operations served by qs, the FlexMatch operations by fm, and the
+// container fleet, container group definition and scaling operations by
+// cs.
+func New(svc *control.Service, qs *queueing.Service, fm *flexmatch.Service, cs *containers.Service, o Options) *Handler {
+	h := &Handler{ops: operations(svc, qs, fm, cs), svc: svc, verifier: o.Verifier, log: o.Log, observe: o.Observe, newID: game.NewUUID,
 		unauth: &budget{max: o.UnauthenticatedBytes}, limiter: o.Limiter, account: svc.Config().Account, relay: o.Relay}
 	if h.unauth.max <= 0 {
 		h.unauth.max = DefaultUnauthenticatedBytes

@@ -13,7 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/gamelift/types"
 
 	"github.com/anylift/anylift/internal/apitest"
-	"github.com/anylift/anylift/internal/control"
+	"github.com/anylift/anylift/internal/containers"
 	"github.com/anylift/anylift/internal/fleettest"
 	"github.com/anylift/anylift/internal/game"
 	sdk "github.com/anylift/anylift/sdk/server"
@@ -285,8 +285,8 @@ func TestContainerFleetRefusals(t *testing.T) {
 func containerGroupProcess(t *testing.T, env *apitest.Env, fleet, name, ip string, port int) *sdk.Process {
 	t.Helper()
 	ctx := context.Background()
-	svc := env.Server.Service()
-	token, err := svc.RegisterContainerCompute(ctx, control.ContainerCompute{FleetID: fleet, Name: name, InstanceID: "instance-0",
+	svc := env.Server.Containers()
+	token, err := svc.RegisterContainerCompute(ctx, containers.ContainerCompute{FleetID: fleet, Name: name, InstanceID: "instance-0",
 		Ports: []game.PortMapping{{Container: "game", ContainerPort: 7777, ConnectionPort: port, Protocol: "UDP"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -322,8 +322,8 @@ func TestContainerFleetHostsSessions(t *testing.T) {
 			createGroup(t, gl, gameServerGroup("arena"))
 			fleet := aws.ToString(createContainerFleet(t, gl, &gamelift.CreateContainerFleetInput{
 				GameServerContainerGroupDefinitionName: aws.String("arena")}).FleetId)
-			svc := env.Server.Service()
-			if _, err := svc.RegisterContainerCompute(ctx, control.ContainerCompute{FleetID: fleet, Name: "arena-9", InstanceID: "instance-9"}); err != nil {
+			svc := env.Server.Containers()
+			if _, err := svc.RegisterContainerCompute(ctx, containers.ContainerCompute{FleetID: fleet, Name: "arena-9", InstanceID: "instance-9"}); err != nil {
 				t.Fatal(err)
 			}
 			c := capacityOf(t, gl, fleet)

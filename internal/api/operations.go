@@ -1,6 +1,7 @@
 package api
 
 import (
+	"github.com/anylift/anylift/internal/containers"
 	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/flexmatch"
 	"github.com/anylift/anylift/internal/queueing"
@@ -8,15 +9,18 @@ import (
 
 // operations is the operation table: every operation served, by name. Each
 // area lists its own in its ops_<area>.go file; the queues' and
-// placements' are served by qs, FlexMatch's by fm.
-func operations(s *control.Service, qs *queueing.Service, fm *flexmatch.Service) map[string]handler {
+// placements' are served by qs, FlexMatch's by fm, the container fleets',
+// container group definitions' and scaling's by cs.
+func operations(s *control.Service, qs *queueing.Service, fm *flexmatch.Service, cs *containers.Service) map[string]handler {
 	m := map[string]handler{}
 	for _, add := range []func(*control.Service, map[string]handler){
 		locationOps, tagOps, fleetOps, computeOps, aliasOps, gameSessionOps, playerSessionOps,
-		utilizationOps, searchOps, containerOps, containerFleetOps,
+		utilizationOps, searchOps,
 	} {
 		add(s, m)
 	}
+	containerOps(cs, m)
+	containerFleetOps(cs, m)
 	queueOps(qs, m)
 	matchmakingOps(fm, m)
 	matchmakerOps(fm, m)

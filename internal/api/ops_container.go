@@ -1,8 +1,8 @@
 package api
 
-import "github.com/anylift/anylift/internal/control"
+import "github.com/anylift/anylift/internal/containers"
 
-func containerOps(s *control.Service, m map[string]handler) {
+func containerOps(s *containers.Service, m map[string]handler) {
 	m["CreateContainerGroupDefinition"] = op(s.CreateContainerGroupDefinition)
 	m["DescribeContainerGroupDefinition"] = op(s.DescribeContainerGroupDefinition)
 	m["ListContainerGroupDefinitions"] = op(s.ListContainerGroupDefinitions)
@@ -11,7 +11,7 @@ func containerOps(s *control.Service, m map[string]handler) {
 	m["DeleteContainerGroupDefinition"] = op(s.DeleteContainerGroupDefinition)
 }
 
-func containerFleetOps(s *control.Service, m map[string]handler) {
+func containerFleetOps(s *containers.Service, m map[string]handler) {
 	m["CreateContainerFleet"] = op(s.CreateContainerFleet)
 	m["DescribeContainerFleet"] = op(s.DescribeContainerFleet)
 	m["ListContainerFleets"] = op(s.ListContainerFleets)

@@ -278,7 +278,7 @@ func TestTargetScaling(t *testing.T) {
 						name := fmt.Sprintf("arena-%d", len(procs))
 						procs[name] = containerGroupProcess(t, env, fleet, name, fmt.Sprintf("192.0.2.%d", 10+len(procs)), 4192)
 					}
-					changed := svc.CapacityChanged()
+					changed := env.Server.Containers().CapacityChanged()
 					var gs *gamelift.CreateGameSessionOutput
 					fleettest.WaitFor(t, "a free process", func() bool {
 						var err error

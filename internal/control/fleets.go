@@ -305,3 +305,12 @@ func (s *Service) insertFleet(tx store.Tx, f *game.Fleet, tags []wire.Tag) error
 	}
 	return s.recordEvent(tx, f.ID, "", wire.EventCodeFleetCreated, fmt.Sprintf("Fleet %s created.", f.ID))
 }
+
+// stoppedActions is a location's StoppedActions: AUTO_SCALING when
+// StopFleetActions suspended it there.
+func stoppedActions(f *game.Fleet, location string) []string {
+	if c, ok := f.CapacityIn(location); ok && c.ScalingStopped {
+		return []string{wire.FleetActionAutoScaling}
+	}
+	return nil
+}

@@ -60,7 +60,7 @@ func (s *Service) Sweep(ctx context.Context) {
 	s.logSweep(ctx, s.BeatNode(ctx))
 	s.logSweep(ctx, s.AssignFleets(ctx))
 	s.sweepTimers(ctx)
-	s.logSweep(ctx, s.ScaleFleets(ctx))
+	s.logSweep(ctx, s.scaleFleets(ctx))
 }
 
 func (s *Service) sweepTimers(ctx context.Context) {

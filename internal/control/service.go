@@ -2,8 +2,10 @@
 // operation, each run as one store transaction, plus the background loops
 // that move records along in time (reservation timeouts and the like).
 // FlexMatch's operations and loop are internal/flexmatch's, the game
-// session queues, their placements and the placer internal/queueing's;
-// matchmaker.go and queueing.go are the seams between control and each.
+// session queues, their placements and the placer internal/queueing's,
+// container fleets with their capacity and scaling internal/containers';
+// matchmaker.go, queueing.go and containers.go are the seams between
+// control and each.
 //
 // Methods take and return wire shapes that the API layer has already
 // decoded and validated against the model; they check the rules the model
@@ -73,10 +75,6 @@ type Config struct {
 	// FaultInjection turns on InjectFault (faults.go): off unless asked
 	// for ("anylift dev" asks; "anylift serve" with --allow-fault-injection).
 	FaultInjection bool
-	// ScaleDownDelay is how long a target-based scaling policy must find
-	// its fleet needing fewer instances before it lowers the desired
-	// capacity, and how long after its last change (5 min; scaler.go).
-	ScaleDownDelay time.Duration
 }
 
 func (c *Config) defaults() {
@@ -122,9 +120,6 @@ func (c *Config) defaults() {
 	if c.AgentEndpoint == "" {
 		c.AgentEndpoint = "http://127.0.0.1:9870"
 	}
-	if c.ScaleDownDelay == 0 {
-		c.ScaleDownDelay = defaultScaleDownDelay
-	}
 }
 
 // Service implements the control-plane operations.
@@ -161,8 +156,9 @@ type Service struct {
 	// (owners.go, takeoverTenure).
 	takenMu sync.Mutex
 	taken   map[string]time.Time
-	// scaler is the scaling policies' state on this node (scaler.go).
-	scaler *scaler
+	// containers are container fleets, their capacity and its scaler;
+	// nil until SetContainers (containers.go).
+	containers Containers
 }
 
 // New returns a Service over st. now is the clock (time.Now when nil).
@@ -174,8 +170,7 @@ func New(st store.Store, cfg Config, now func() time.Time, log *slog.Logger) *Se
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	svc := &Service{store: st, cfg: cfg, now: now, log: log,
-		scaler: newScaler()}
+	svc := &Service{store: st, cfg: cfg, now: now, log: log}
 	if cfg.FaultInjection {
 		svc.fx = newFaultState()
 	}

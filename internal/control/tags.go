@@ -2,6 +2,7 @@ package control
 
 import (
 	"context"
+	"strings"
 
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/store"
@@ -132,4 +133,17 @@ func tagsIn(in []wire.Tag) []game.Tag {
 		out = append(out, game.Tag{Key: wire.Deref(t.Key), Value: wire.Deref(t.Value)})
 	}
 	return out
+}
+
+// containerGroupTagARN is the ARN tags of a container group definition
+// are kept under: the definition's, whichever version an ARN names.
+func containerGroupTagARN(arn string) string {
+	i := strings.LastIndex(arn, ":containergroupdefinition/")
+	if i < 0 {
+		return arn
+	}
+	if j := strings.LastIndexByte(arn, ':'); j > i {
+		return arn[:j]
+	}
+	return arn
 }

@@ -38,7 +38,7 @@ func BenchmarkScaleUp200(b *testing.B) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- kube.New(kube.Config{Client: client, Namespace: ns, Service: env.Server.Service(),
+		done <- kube.New(kube.Config{Client: client, Namespace: ns, Service: env.Server.Containers(),
 			SDKEndpoint: env.Server.SDKEndpoint(), Interval: 100 * time.Millisecond}).Run(ctx)
 	}()
 	defer func() { cancel(); <-done }()

@@ -49,7 +49,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/anylift/anylift/internal/control"
+	"github.com/anylift/anylift/internal/containers"
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/store"
 	"github.com/anylift/anylift/internal/wire"
@@ -101,7 +101,7 @@ func (c clients) CoordinationV1() coordinationv1client.CoordinationV1Interface {
 type Config struct {
 	Client    Client
 	Namespace string
-	Service   *control.Service
+	Service   *containers.Service
 	// SDKEndpoint is the WebSocket URL game servers in the pods reach
 	// Anylift's process endpoint at (GAMELIFT_SDK_WEBSOCKET_URL).
 	SDKEndpoint string
@@ -351,7 +351,7 @@ type group struct {
 
 // reconcileFleet brings one fleet's pods in line. It adds to missing the
 // groups it finds without a pod and without a deletion seen.
-func (c *Controller) reconcileFleet(ctx context.Context, r *control.ContainerFleetRun, missing map[string]bool) error {
+func (c *Controller) reconcileFleet(ctx context.Context, r *containers.ContainerFleetRun, missing map[string]bool) error {
 	f := r.Fleet
 	owner, err := c.owner(ctx, f)
 	if err != nil {

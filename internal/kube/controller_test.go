@@ -60,7 +60,7 @@ func newWorld(t testing.TB, cluster *kubetest.Cluster, opts ...apitest.Option) *
 	w.gl = w.api.Client()
 	w.kubelet = startKubelet(t, cluster.Client, w.ns, chatBin)
 	ctx, cancel := context.WithCancel(context.Background())
-	ctl := kube.New(kube.Config{Client: cluster.Client, Namespace: w.ns, Service: w.api.Server.Service(),
+	ctl := kube.New(kube.Config{Client: cluster.Client, Namespace: w.ns, Service: w.api.Server.Containers(),
 		SDKEndpoint: w.api.Server.SDKEndpoint(), Interval: 100 * time.Millisecond})
 	done := make(chan error, 1)
 	go func() { done <- ctl.Run(ctx) }()
@@ -364,7 +364,7 @@ func TestServerRunsController(t *testing.T) {
 		runCtx, cancel := context.WithCancel(ctx)
 		var done []chan error
 		for _, id := range []string{"node-a", "node-b"} {
-			ctl := kube.New(kube.Config{Client: cluster.Client, Namespace: ns, Service: env.Server.Service(),
+			ctl := kube.New(kube.Config{Client: cluster.Client, Namespace: ns, Service: env.Server.Containers(),
 				SDKEndpoint: env.Server.SDKEndpoint(), Interval: 50 * time.Millisecond})
 			ch := make(chan error, 1)
 			done = append(done, ch)

@@ -67,7 +67,7 @@ func TestControllersOwnFleets(t *testing.T) {
 	defer watch.Stop()
 	var done []chan error
 	for id, m := range views {
-		ctl := kube.New(kube.Config{Client: cluster.Client, Namespace: ns, Service: env.Server.Service(),
+		ctl := kube.New(kube.Config{Client: cluster.Client, Namespace: ns, Service: env.Server.Containers(),
 			SDKEndpoint: env.Server.SDKEndpoint(), Interval: 50 * time.Millisecond, Owners: m})
 		m.OnGain(func(string, int64) { ctl.Kick() })
 		ch := make(chan error, 1)

@@ -13,7 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	"github.com/anylift/anylift/internal/control"
+	"github.com/anylift/anylift/internal/containers"
 	"github.com/anylift/anylift/internal/game"
 	sdk "github.com/anylift/anylift/sdk/server"
 )
@@ -48,11 +48,11 @@ func placeOf(fleetID, name string) (instance, slot int, ok bool) {
 
 // createGroup starts game server container group slot of instance: the
 // compute registered (its token), the Secret, the pod.
-func (c *Controller) createGroup(ctx context.Context, r *control.ContainerFleetRun, owner *corev1.ConfigMap, instance, slot int) error {
+func (c *Controller) createGroup(ctx context.Context, r *containers.ContainerFleetRun, owner *corev1.ConfigMap, instance, slot int) error {
 	f := r.Fleet
 	name := podName(f.ID, instance, slot)
 	ports := game.SlotPorts(r.GameServer, f.Container, slot)
-	token, err := c.cfg.Service.RegisterContainerCompute(ctx, control.ContainerCompute{
+	token, err := c.cfg.Service.RegisterContainerCompute(ctx, containers.ContainerCompute{
 		FleetID: f.ID, Name: name, InstanceID: fmt.Sprintf("%s-%d", f.ID, instance), Ports: ports})
 	if err != nil {
 		return err
@@ -93,7 +93,7 @@ func (c *Controller) createGroup(ctx context.Context, r *control.ContainerFleetR
 // podFor is the pod of a game server container group: its containers as
 // the definition says, container ports published on their connection
 // ports, the game server given what its server SDK needs.
-func (c *Controller) podFor(r *control.ContainerFleetRun, name string, labels map[string]string, owner metav1.OwnerReference,
+func (c *Controller) podFor(r *containers.ContainerFleetRun, name string, labels map[string]string, owner metav1.OwnerReference,
 	ports []game.PortMapping) *corev1.Pod {
 	d := r.GameServer
 	pod := &corev1.Pod{

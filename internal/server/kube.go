@@ -86,7 +86,7 @@ func (s *Server) runKube(ctx context.Context, kc *kubeClient) {
 	if endpoint == "" {
 		endpoint = s.SDKEndpoint()
 	}
-	cfg := kube.Config{Client: kc.cs, Namespace: kc.namespace, Service: s.svc, SDKEndpoint: endpoint,
+	cfg := kube.Config{Client: kc.cs, Namespace: kc.namespace, Service: s.cs, SDKEndpoint: endpoint,
 		Log: s.cfg.Log.With("component", "kube")}
 	run := (*kube.Controller).RunElected
 	if s.owners != nil {

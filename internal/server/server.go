@@ -22,6 +22,7 @@ import (
 	"github.com/anylift/anylift/internal/access"
 	"github.com/anylift/anylift/internal/api"
 	"github.com/anylift/anylift/internal/cluster"
+	"github.com/anylift/anylift/internal/containers"
 	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/events"
 	"github.com/anylift/anylift/internal/extapi"
@@ -143,6 +144,7 @@ type Server struct {
 	svc    *control.Service
 	qs     *queueing.Service
 	fm     *flexmatch.Service
+	cs     *containers.Service
 	api    *api.Handler
 	events *events.Service
 	hub    *sdkserver.Server
@@ -303,6 +305,8 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 	s.fm = flexmatch.New(notifying, s.svc, s.qs, flexmatch.Config{Account: s.svc.Config().Account}, cfg.Now, cfg.Log)
 	s.svc.SetMatchmaker(s.fm)
 	s.qs.SetMatchmaker(s.fm)
+	s.cs = containers.New(notifying, s.svc, containers.Config{Account: s.svc.Config().Account}, cfg.Now, cfg.Log)
+	s.svc.SetContainers(s.cs)
 	if err := s.loadLive(ctx); err != nil {
 		s.closeListeners()
 		return nil, err
@@ -327,7 +331,7 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 	if procs.fwd != nil {
 		relay = procs.fwd
 	}
-	s.api = api.New(s.svc, s.qs, s.fm, api.Options{
+	s.api = api.New(s.svc, s.qs, s.fm, s.cs, api.Options{
 		Verifier: &api.Verifier{Keys: keys, AnyCredentials: cfg.AnyCredentials, Region: signingRegion(cfg), Now: cfg.Now},
 		Log:      cfg.Log,
 		Observe:  s.obs.exporter.Observe,
@@ -562,6 +566,10 @@ func (s *Server) Queues() *queueing.Service { return s.qs }
 
 // FlexMatch is the FlexMatch service, for tests and in-process tools.
 func (s *Server) FlexMatch() *flexmatch.Service { return s.fm }
+
+// Containers is the container fleet service (container fleets, their
+// capacity and scaling), for tests and in-process tools.
+func (s *Server) Containers() *containers.Service { return s.cs }
 
 // Close stops accepting requests, lets those in flight finish (until ctx
 // ends), stops the background loops and closes the store.

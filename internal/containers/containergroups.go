@@ -1,4 +1,4 @@
-package control
+package containers
 
 import (
 	"context"
@@ -208,19 +208,6 @@ func (s *Service) DeleteContainerGroupDefinition(ctx context.Context, in *wire.D
 		return nil, err
 	}
 	return &wire.DeleteContainerGroupDefinitionOutput{}, nil
-}
-
-// containerGroupTagARN is the ARN tags of a container group definition
-// are kept under: the definition's, whichever version an ARN names.
-func containerGroupTagARN(arn string) string {
-	i := strings.LastIndex(arn, ":containergroupdefinition/")
-	if i < 0 {
-		return arn
-	}
-	if j := strings.LastIndexByte(arn, ':'); j > i {
-		return arn[:j]
-	}
-	return arn
 }
 
 // minServerSDK is the oldest server SDK a game server container may use

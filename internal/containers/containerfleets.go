@@ -1,4 +1,4 @@
-package control
+package containers
 
 import (
 	"context"
@@ -70,7 +70,7 @@ func (s *Service) CreateContainerFleet(ctx context.Context, in *wire.CreateConta
 		if gs != nil {
 			f.Status = game.FleetActive
 		}
-		if err := s.insertFleet(tx, f, in.Tags); err != nil {
+		if err := s.ctl.InsertFleet(tx, f, in.Tags); err != nil {
 			return err
 		}
 		return s.recordFleetState(tx, f)
@@ -87,7 +87,7 @@ func (s *Service) recordFleetState(tx store.Tx, f *game.Fleet) error {
 	if f.Status == game.FleetCreated {
 		code = wire.EventCodeFleetStateCreated
 	}
-	return s.recordEvent(tx, f.ID, "", code, fmt.Sprintf("Fleet %s changed status to %s.", f.ID, f.Status))
+	return s.ctl.RecordEvent(tx, f.ID, "", code, fmt.Sprintf("Fleet %s changed status to %s.", f.ID, f.Status))
 }
 
 // fleetGroups resolves the definitions a container fleet is to run (nil
@@ -181,7 +181,7 @@ func applyContainerFleetAttributes(f *game.Fleet, protection *string, limit *wir
 	if limit != nil {
 		rl = &wire.ResourceCreationLimitPolicy{NewGameSessionsPerCreator: limit.NewGameSessionsPerCreator, PolicyPeriodInMinutes: limit.PolicyPeriodInMinutes}
 	}
-	applyFleetAttributes(f, protection, rl, groups, nil)
+	applyFleetAttributes(f, protection, rl, groups)
 	if logs != nil {
 		f.Container.LogDestination = wire.Deref(logs.LogDestination)
 		f.Container.LogGroupARN = wire.Deref(logs.LogGroupArn)
@@ -299,7 +299,7 @@ func (s *Service) UpdateContainerFleet(ctx context.Context, in *wire.UpdateConta
 				return err
 			}
 		}
-		return s.protectionChanged(tx, f, oldPolicy)
+		return s.ctl.ProtectionChanged(tx, f, oldPolicy)
 	})
 	if err != nil {
 		return nil, err
@@ -329,7 +329,7 @@ func (s *Service) DeleteContainerFleet(ctx context.Context, in *wire.DeleteConta
 		if err != nil {
 			return err
 		}
-		return s.deleteFleet(tx, f)
+		return s.ctl.RemoveFleet(tx, f)
 	})
 	if err != nil {
 		return nil, err
@@ -385,7 +385,7 @@ func (s *Service) UpdateFleetCapacity(ctx context.Context, in *wire.UpdateFleetC
 			return err
 		}
 		changed = true
-		return s.recordEvent(tx, f.ID, "", wire.EventCodeFleetScalingEvent,
+		return s.ctl.RecordEvent(tx, f.ID, "", wire.EventCodeFleetScalingEvent,
 			fmt.Sprintf("Fleet %s capacity in %s changed: desired %d (was %d), minimum %d (was %d), maximum %d (was %d).",
 				f.ID, location, c.Desired, old.Desired, c.Min, old.Min, c.Max, old.Max))
 	})
@@ -442,13 +442,13 @@ func (s *Service) containerFleetOut(f *game.Fleet) *wire.ContainerFleet {
 	return out
 }
 
-// containerCapacity is a container fleet's capacity in location: the
+// FleetCapacity is a container fleet's capacity in location: the
 // instances wanted, and the instances and game server container groups
 // (its computes) there, by state. A group is ACTIVE while it hosts a live
 // game session, IDLE while it is ACTIVE and hosts none; an instance is
 // ACTIVE when one of its groups is, and IDLE when none of those hosts a
 // session.
-func (s *Service) containerCapacity(tx store.Tx, f *game.Fleet, location string) (wire.FleetCapacity, error) {
+func (s *Service) FleetCapacity(tx store.Tx, f *game.Fleet, location string) (wire.FleetCapacity, error) {
 	busy, err := tx.BusyComputes(f.ID)
 	if err != nil {
 		return wire.FleetCapacity{}, err
@@ -543,7 +543,7 @@ type ContainerCompute struct {
 // auth token for its game server. Registering a name again mints another
 // token. InvalidRequest when the fleet is not an ACTIVE container fleet.
 func (s *Service) RegisterContainerCompute(ctx context.Context, cc ContainerCompute) (token string, err error) {
-	secret := game.NewSecret(authTokenBytes)
+	secret, hash := s.ctl.NewComputeToken()
 	err = s.update(ctx, func(tx store.Tx) error {
 		f, err := getContainerFleet(tx, cc.FleetID)
 		if err != nil {
@@ -561,7 +561,7 @@ func (s *Service) RegisterContainerCompute(ctx context.Context, cc ContainerComp
 		if err != nil {
 			return err
 		}
-		return tx.InsertAuthToken(&game.AuthToken{Hash: hashToken(secret), FleetID: f.ID, ComputeName: name,
+		return tx.InsertAuthToken(&game.AuthToken{Hash: hash, FleetID: f.ID, ComputeName: name,
 			Created: s.clock(), Expires: containerTokenExpiry})
 	})
 	if err != nil {
@@ -590,7 +590,7 @@ func (s *Service) ContainerComputeRunning(ctx context.Context, fleetID, name, ip
 // has stopped: the sessions it hosted end, its auth tokens go. A compute
 // already gone is not an error.
 func (s *Service) RemoveContainerCompute(ctx context.Context, fleetID, name string) error {
-	err := s.update(ctx, func(tx store.Tx) error { return s.deregister(tx, fleetID, name) })
+	err := s.update(ctx, func(tx store.Tx) error { return s.ctl.RemoveCompute(tx, fleetID, name) })
 	if game.IsKind(err, game.NotFound) {
 		return nil
 	}
@@ -803,7 +803,7 @@ func (s *Service) RemoveIdleContainerCompute(ctx context.Context, fleetID, name 
 		if err != nil || len(live) > 0 {
 			return err
 		}
-		if err := s.deregister(tx, fleetID, name); err != nil && !game.IsKind(err, game.NotFound) {
+		if err := s.ctl.RemoveCompute(tx, fleetID, name); err != nil && !game.IsKind(err, game.NotFound) {
 			return err
 		}
 		removed = true
@@ -839,7 +839,7 @@ func (s *Service) RemoveUnprotectedContainerCompute(ctx context.Context, fleetID
 		} else if err != nil {
 			return err
 		}
-		if ended, err = s.endGroup(tx, fleetID, name); err != nil {
+		if ended, err = s.ctl.EndCompute(tx, fleetID, name); err != nil {
 			return err
 		}
 		removed = true
@@ -848,9 +848,7 @@ func (s *Service) RemoveUnprotectedContainerCompute(ctx context.Context, fleetID
 	if err != nil {
 		return false, err
 	}
-	for _, p := range ended {
-		s.forget(refOf(p))
-	}
+	s.ctl.ProcessesEnded(ended)
 	return removed, nil
 }
 
@@ -877,57 +875,15 @@ func (s *Service) ContainerGroupStopped(ctx context.Context, fleetID, name, code
 		case wire.EventCodeInstanceInterrupted, wire.EventCodeInstanceRecycled, wire.EventCodeInstanceReplacedUnhealthy:
 			resource = c.InstanceID
 		}
-		if err := s.recordEvent(tx, fleetID, resource, code, message); err != nil {
+		if err := s.ctl.RecordEvent(tx, fleetID, resource, code, message); err != nil {
 			return err
 		}
-		ended, err = s.endGroup(tx, fleetID, name)
+		ended, err = s.ctl.EndCompute(tx, fleetID, name)
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	for _, p := range ended {
-		s.forget(refOf(p))
-	}
+	s.ctl.ProcessesEnded(ended)
 	return nil
-}
-
-// endGroup ends what is left of a game server container group's server
-// processes, their game sessions TERMINATED (INTERRUPTED), and deregisters
-// the group, in tx; it returns the processes ended.
-func (s *Service) endGroup(tx store.Tx, fleetID, name string) ([]*game.Process, error) {
-	ended, err := liveProcessesOn(tx, fleetID, name)
-	if err != nil {
-		return nil, err
-	}
-	for _, p := range ended {
-		if err := s.endProcess(tx, p, game.SessionTerminated, game.ReasonInterrupted, "", ""); err != nil {
-			return nil, err
-		}
-		if err := tx.PutProcess(p); err != nil {
-			return nil, err
-		}
-	}
-	return ended, s.deregister(tx, fleetID, name)
-}
-
-// liveProcessesOn lists the server processes of a compute not yet ended.
-func liveProcessesOn(tx store.Tx, fleetID, computeName string) ([]*game.Process, error) {
-	var out []*game.Process
-	page := store.Page{Limit: 1000}
-	for {
-		list, next, err := tx.ListProcesses(fleetID, "", page)
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range list {
-			if p.ComputeName == computeName && p.Status != game.ProcessTerminated {
-				out = append(out, p)
-			}
-		}
-		if next == "" {
-			return out, nil
-		}
-		page.Token = next
-	}
 }

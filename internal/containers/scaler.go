@@ -1,4 +1,4 @@
-package control
+package containers
 
 import (
 	"context"
@@ -240,10 +240,10 @@ func (s *Service) wakeScaler(fleetID string) {
 	s.pokeScaler()
 }
 
-// sessionDemand tells the scaler a game session was placed on fleetID, or
+// SessionDemand tells the scaler a game session was placed on fleetID, or
 // found no server there: a fleet with a target-based policy is looked at
 // now rather than at the next tick.
-func (s *Service) sessionDemand(fleetID string) {
+func (s *Service) SessionDemand(fleetID string) {
 	if s.scaler.mark(fleetID, false) {
 		s.pokeScaler()
 	}
@@ -256,9 +256,9 @@ func (s *Service) pokeScaler() {
 	}
 }
 
-// runScaler looks at every scaled fleet once a tick, and at the fleets
+// RunScaler looks at every scaled fleet once a tick, and at the fleets
 // asked for when woken, until ctx ends.
-func (s *Service) runScaler(ctx context.Context) {
+func (s *Service) RunScaler(ctx context.Context) {
 	t := time.NewTicker(tick)
 	defer t.Stop()
 	for {
@@ -292,7 +292,7 @@ func (s *Service) ScaleFleets(ctx context.Context) error {
 	s.scaler.takeDirty() // every fleet is looked at below
 	var errs []error
 	for _, id := range scaled {
-		if s.owns(id) {
+		if s.ctl.Owns(id) {
 			errs = append(errs, s.scaleFleet(ctx, id, false))
 		}
 	}
@@ -304,7 +304,7 @@ func (s *Service) ScaleFleets(ctx context.Context) error {
 func (s *Service) scaleDirty(ctx context.Context) error {
 	var errs []error
 	for _, id := range s.scaler.takeDirty() {
-		if s.owns(id) {
+		if s.ctl.Owns(id) {
 			errs = append(errs, s.scaleFleet(ctx, id, true))
 		}
 	}
@@ -555,7 +555,7 @@ func (s *Service) applyScaling(ctx context.Context, step *scaleStep, now time.Ti
 			return err
 		}
 		changed = true
-		return s.recordEvent(tx, f.ID, "", wire.EventCodeFleetScalingEvent,
+		return s.ctl.RecordEvent(tx, f.ID, "", wire.EventCodeFleetScalingEvent,
 			fmt.Sprintf("Scaling policy %s changed the desired instances of fleet %s in %s from %d to %d: %s.",
 				p.Name, f.ID, k.location, from, to, step.why))
 	})

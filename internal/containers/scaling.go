@@ -1,4 +1,4 @@
-package control
+package containers
 
 import (
 	"context"
@@ -257,13 +257,4 @@ func (s *Service) setScalingStopped(ctx context.Context, fleetID string, loc *st
 	}
 	s.scaler.forgetLocation(f.ID, location)
 	return f, nil
-}
-
-// stoppedActions is a location's StoppedActions: AUTO_SCALING when
-// StopFleetActions suspended it there.
-func stoppedActions(f *game.Fleet, location string) []string {
-	if c, ok := f.CapacityIn(location); ok && c.ScalingStopped {
-		return []string{wire.FleetActionAutoScaling}
-	}
-	return nil
 }

@@ -1,0 +1,178 @@
+// Package containers holds container fleets with their capacity and its
+// scaling: the container group definition operations (what a container
+// fleet runs on each instance), the container fleet operations, a
+// container fleet's desired capacity (UpdateFleetCapacity) and its
+// capacity as DescribeFleetCapacity shows it, the scaling policies,
+// Start/StopFleetActions, the scaler that moves the desired capacity,
+// and what whatever runs the fleets (internal/kube) asks: what each fleet
+// is to run, its game server container groups registered, running,
+// stopped and removed, and a signal when a desired capacity changes.
+// Scaling lives here because only container fleets have a capacity
+// Anylift can change: an Anywhere fleet's is whatever registers.
+//
+// It runs over the store, each operation one transaction of its own
+// records (container group definitions, scaling policies, a container
+// fleet's attributes and capacity). What it needs of the rest of the
+// control plane (a fleet event, a fleet inserted or deleted as any fleet
+// is, a compute deregistered or its server processes ended, a compute's
+// auth token, fleet ownership) it asks through Control, which
+// internal/control's Service implements; control in turn runs the scaler,
+// tells it of a session's demand and asks it a container fleet's capacity
+// (control.Containers). Neither package imports the other;
+// internal/server wires them together.
+package containers
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/store"
+	"github.com/anylift/anylift/internal/wire"
+)
+
+// Control is what container fleets need of the rest of the control
+// plane. Methods taking a transaction run inside it.
+type Control interface {
+	// RecordEvent adds a fleet event; resourceID empty means the fleet.
+	RecordEvent(tx store.Tx, fleetID, resourceID, code, message string) error
+	// InsertFleet writes a new fleet with its tags and the event of its
+	// creation.
+	InsertFleet(tx store.Tx, f *game.Fleet, tags []wire.Tag) error
+	// RemoveFleet deletes a fleet as DeleteFleet does.
+	RemoveFleet(tx store.Tx, f *game.Fleet) error
+	// ProtectionChanged records the protection policy's change from old.
+	ProtectionChanged(tx store.Tx, f *game.Fleet, old string) error
+	// RemoveCompute deregisters a compute: its sessions end, it goes with
+	// its auth tokens. NotFound when it is not there.
+	RemoveCompute(tx store.Tx, fleetID, name string) error
+	// EndCompute ends what is left of a compute's server processes and
+	// their sessions (TERMINATED, INTERRUPTED) and deregisters it; it
+	// returns the processes ended.
+	EndCompute(tx store.Tx, fleetID, name string) ([]*game.Process, error)
+	// ProcessesEnded closes what connections are left of processes
+	// EndCompute ended; called after the change commits.
+	ProcessesEnded(ended []*game.Process)
+	// NewComputeToken mints a compute auth token: the secret, and the
+	// hash it is stored under.
+	NewComputeToken() (secret, hash string)
+	// Owns reports whether this node acts for fleetID.
+	Owns(fleetID string) bool
+}
+
+// Config holds the service's settings; zero values take the defaults.
+type Config struct {
+	// Account names the Region and account of every ARN shown; container
+	// fleets run in its Region.
+	Account game.Account
+	// ScaleDownDelay is how long a target-based scaling policy must find
+	// its fleet needing fewer instances before it lowers the desired
+	// capacity, and how long after its last change (5 min; scaler.go).
+	ScaleDownDelay time.Duration
+}
+
+// Service implements the container fleet, container group definition and
+// scaling operations and the scaler.
+type Service struct {
+	store store.Store
+	ctl   Control
+	cfg   Config
+	now   func() time.Time
+	log   *slog.Logger
+	// scaler is the scaling policies' state on this node (scaler.go).
+	scaler *scaler
+}
+
+// New returns the container fleet service over st, asking ctl for the
+// rest of the control plane. now is the clock (time.Now when nil): the
+// one ctl runs on.
+func New(st store.Store, ctl Control, cfg Config, now func() time.Time, log *slog.Logger) *Service {
+	if cfg.ScaleDownDelay == 0 {
+		cfg.ScaleDownDelay = defaultScaleDownDelay
+	}
+	if now == nil {
+		now = time.Now
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Service{store: st, ctl: ctl, cfg: cfg, now: now, log: log, scaler: newScaler()}
+}
+
+// tick is how often the scaler looks at every scaled fleet: control's
+// tick.
+const tick = time.Second
+
+// defaultMetricGroup is the metric group of a fleet created without one.
+const defaultMetricGroup = "default"
+
+// clock returns the current time, truncated to the millisecond precision
+// that timestamps have on the wire and in the store.
+func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Millisecond) }
+
+// update and view run fn in a transaction.
+func (s *Service) update(ctx context.Context, fn func(store.Tx) error) error {
+	return s.store.Update(ctx, fn)
+}
+
+func (s *Service) view(ctx context.Context, fn func(store.Tx) error) error {
+	return s.store.View(ctx, fn)
+}
+
+func (s *Service) logSweep(ctx context.Context, err error) {
+	if err != nil && ctx.Err() == nil {
+		s.log.Warn("sweep failed", "err", err)
+	}
+}
+
+// applyFleetAttributes sets the attributes given (non-nil) on f.
+func applyFleetAttributes(f *game.Fleet, protection *string, limit *wire.ResourceCreationLimitPolicy, groups []string) {
+	if protection != nil {
+		f.NewGameSessionProtectionPolicy = *protection
+	}
+	if limit != nil {
+		if limit.NewGameSessionsPerCreator != nil {
+			f.CreationLimit.NewGameSessionsPerCreator = int(*limit.NewGameSessionsPerCreator)
+		}
+		if limit.PolicyPeriodInMinutes != nil {
+			f.CreationLimit.PolicyPeriodInMinutes = int(*limit.PolicyPeriodInMinutes)
+		}
+	}
+	if len(groups) > 0 {
+		f.MetricGroups = append([]string(nil), groups...)
+	}
+}
+
+// protection is a session's protection policy, NoProtection when unset.
+func protection(p string) string {
+	if p == "" {
+		return game.NoProtection
+	}
+	return p
+}
+
+// containsString reports whether list holds v, case aside (as control's
+// location checks do).
+func containsString(list []string, v string) bool {
+	for _, s := range list {
+		if strings.EqualFold(s, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// requestPage is the store page a Limit and NextToken ask for.
+func requestPage(limit *int32, token *string) store.Page {
+	return store.Page{Limit: int(wire.Deref(limit)), Token: wire.Deref(token)}
+}
+
+func tagsIn(in []wire.Tag) []game.Tag {
+	out := make([]game.Tag, 0, len(in))
+	for _, t := range in {
+		out = append(out, game.Tag{Key: wire.Deref(t.Key), Value: wire.Deref(t.Value)})
+	}
+	return out
+}
