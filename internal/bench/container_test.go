@@ -40,70 +40,75 @@ import (
 // fleet's capacity moves in steps of this many.
 const groupsPerInstance = 100
 
-// runTB is a testing.TB whose cleanups and temporary directories last for
-// the whole run (until TestMain's cleanups), for the API server the
-// container benchmarks share across b.N rounds.
-type runTB struct{ testing.TB }
+// envTB is a testing.TB whose cleanups and temporary directories last
+// until the environment they are registered with ends, for the API server
+// a container benchmark keeps across its rounds.
+type envTB struct {
+	testing.TB
+	ends *[]func()
+}
 
-func (t runTB) Cleanup(f func()) { cleanups = append(cleanups, f) }
+func (t envTB) Cleanup(f func()) { *t.ends = append(*t.ends, f) }
 
-func (t runTB) TempDir() string {
+func (t envTB) TempDir() string {
 	dir, err := os.MkdirTemp("", "anylift-bench-kube-")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cleanups = append(cleanups, func() { os.RemoveAll(dir) })
+	t.Cleanup(func() { os.RemoveAll(dir) })
 	return dir
 }
 
-var (
-	clusterOnce  sync.Mutex
-	benchCluster *kubetest.Cluster
-)
-
-// sharedCluster starts etcd and kube-apiserver once for the run, or skips
-// the benchmark when their binaries are absent.
-func sharedCluster(b *testing.B) *kubetest.Cluster {
-	kubetest.Assets(b)
-	clusterOnce.Lock()
-	defer clusterOnce.Unlock()
-	if benchCluster == nil {
-		benchCluster = kubetest.Start(runTB{b})
-	}
-	return benchCluster
-}
-
-// ctrPlacement is a server running container fleets on the shared API
-// server, a container fleet, and the test acting as the cluster's
-// kubelets, whose game servers fill a pool like the Anywhere benchmark's.
+// ctrPlacement is a real API server (etcd and kube-apiserver), a server
+// running container fleets on it, a container fleet, and the test acting
+// as the cluster's kubelets, whose game servers fill a pool like the
+// Anywhere benchmark's. It lasts for every round of one benchmark.
 type ctrPlacement struct {
 	placement
 	kubelet *benchKubelet
 	client  *client
+	ends    []func() // run last to first when the benchmark is done
 }
 
 var ctrPlacementEnvs = map[string]*ctrPlacement{}
 
 func ctrPlacementEnv(b *testing.B, backend string, st procStore) *ctrPlacement {
-	cluster := sharedCluster(b)
+	kubetest.Assets(b)
 	placementMu.Lock()
 	defer placementMu.Unlock()
 	if e, ok := ctrPlacementEnvs[backend]; ok {
 		return e
 	}
 	raiseFileLimit(b)
+	e := &ctrPlacement{}
+	ctrPlacementEnvs[backend] = e
+	cluster := kubetest.Start(envTB{b, &e.ends})
 	ns := cluster.Namespace(b)
-	srv := startProcServer(b, st.url, st.sync, func(c *server.Config) {
+	e.srv = startProcServer(b, st.url, st.sync, func(c *server.Config) {
 		c.Kube = &server.KubeConfig{Kubeconfig: cluster.Kubeconfig, Namespace: ns}
 	})
-	c := newClient(srv.URL())
-	fleetID := containerFleet(b, c)
-	e := &ctrPlacement{client: c}
-	e.fleet = &benchFleet{URL: srv.URL(), FleetID: fleetID, Location: apitest.Region}
+	e.ends = append(e.ends, func() { closeServer(e.srv) })
+	e.client = newClient(e.srv.URL())
+	fleetID := containerFleet(b, e.client)
+	e.fleet = &benchFleet{URL: e.srv.URL(), FleetID: fleetID, Location: apitest.Region}
 	e.pool = newPool(e.fleet, "ctr-"+backend)
-	e.kubelet = startBenchKubelet(b, cluster, ns, e.pool)
-	ctrPlacementEnvs[backend] = e
+	e.kubelet = startBenchKubelet(b, cluster, ns, e.pool, &e.ends)
 	return e
+}
+
+// endCtrPlacement ends the environment of backend once its benchmark is
+// done: game servers, server, kubelets, API server.
+func endCtrPlacement(backend string) {
+	placementMu.Lock()
+	e := ctrPlacementEnvs[backend]
+	delete(ctrPlacementEnvs, backend)
+	placementMu.Unlock()
+	if e == nil {
+		return
+	}
+	for i := len(e.ends) - 1; i >= 0; i-- {
+		e.ends[i]()
+	}
 }
 
 // containerFleet creates, through the API, a game server container group
@@ -191,6 +196,7 @@ func BenchmarkContainerPlacement(b *testing.B) {
 			c := newClient(e.fleet.URL)
 			var mu sync.Mutex
 			var used []*gl.Process
+			cpu := readCPUWork(b)
 			run(b, func(r *rand.Rand) error {
 				p, err := e.place(c, r)
 				if p != nil {
@@ -200,11 +206,13 @@ func BenchmarkContainerPlacement(b *testing.B) {
 				}
 				return err
 			})
+			reportSelfCPU(b, cpu, b.N)
 			b.ReportMetric(float64(connected), "procs")
 			e.stages.report(b)
 			e.pool.retire(used, 32)
 			e.kubelet.restart(used)
 		})
+		endCtrPlacement(st.name)
 	}
 }
 
@@ -237,7 +245,7 @@ type benchPod struct {
 	proc *gl.Process
 }
 
-func startBenchKubelet(b *testing.B, cluster *kubetest.Cluster, ns string, p *pool) *benchKubelet {
+func startBenchKubelet(b *testing.B, cluster *kubetest.Cluster, ns string, p *pool, ends *[]func()) *benchKubelet {
 	// The kubelets' own client, not limited to client-go's default 5
 	// requests a second: a real cluster has one client per node.
 	rc := rest.CopyConfig(cluster.Config)
@@ -260,7 +268,7 @@ func startBenchKubelet(b *testing.B, cluster *kubetest.Cluster, ns string, p *po
 		b.Fatal(err)
 	}
 	f.Start(ctx.Done())
-	cleanups = append(cleanups, func() {
+	*ends = append(*ends, func() {
 		cancel()
 		f.Shutdown()
 		k.mu.Lock()
