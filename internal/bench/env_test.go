@@ -146,10 +146,11 @@ func reportPGWork(b *testing.B, dsn string, before pgWork, ops int) {
 }
 
 // cpuWork is CPU time spent so far: by this process (the nodes, and the
-// load generator and game server processes the benchmark runs in it) and
-// by the PostgreSQL server's processes on this machine, those that ended
-// included (their time is added to the postmaster's children's).
-type cpuWork struct{ self, pg time.Duration }
+// load generator and game server processes the benchmark runs in it), by
+// the PostgreSQL server's processes on this machine, those that ended
+// included (their time is added to the postmaster's children's), and by
+// the etcd and kube-apiserver this process started (kubetest).
+type cpuWork struct{ self, pg, kube time.Duration }
 
 // clockTick is the unit of /proc/<pid>/stat's times (USER_HZ, 100 on
 // Linux).
@@ -171,7 +172,7 @@ func readCPUWork(b *testing.B) cpuWork {
 		// pid (comm) state ppid ... utime(14) stime(15) cutime(16) cstime(17)
 		s := string(raw)
 		open, close := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
-		if open < 0 || close < open || s[open+1:close] != "postgres" {
+		if open < 0 || close < open {
 			continue
 		}
 		f := strings.Fields(s[close+1:])
@@ -179,6 +180,14 @@ func readCPUWork(b *testing.B) cpuWork {
 			continue
 		}
 		num := func(i int) time.Duration { v, _ := strconv.ParseInt(f[i], 10, 64); return time.Duration(v) * clockTick }
+		switch comm := s[open+1 : close]; {
+		case comm == "postgres":
+		case (comm == "etcd" || comm == "kube-apiserver") && f[1] == strconv.Itoa(os.Getpid()):
+			w.kube += num(11) + num(12)
+			continue
+		default:
+			continue
+		}
 		// utime and stime, and the times of its ended children, which only
 		// the postmaster has (every other PostgreSQL process is its child).
 		w.pg += num(11) + num(12) + num(13) + num(14)
@@ -193,4 +202,15 @@ func reportCPUWork(b *testing.B, before cpuWork, ops int) {
 	after := readCPUWork(b)
 	b.ReportMetric(float64((after.self-before.self).Microseconds())/1000/float64(ops), "cpu-ms/op")
 	b.ReportMetric(float64((after.pg-before.pg).Microseconds())/1000/float64(ops), "pg-cpu-ms/op")
+}
+
+// reportSelfCPU reports CPU milliseconds per operation since before spent
+// by this process, and by the etcd and kube-apiserver it started when
+// there are any.
+func reportSelfCPU(b *testing.B, before cpuWork, ops int) {
+	after := readCPUWork(b)
+	b.ReportMetric(float64((after.self-before.self).Microseconds())/1000/float64(ops), "cpu-ms/op")
+	if after.kube > 0 {
+		b.ReportMetric(float64((after.kube-before.kube).Microseconds())/1000/float64(ops), "kube-cpu-ms/op")
+	}
 }

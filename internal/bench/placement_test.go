@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/anylift/anylift/internal/server"
 	gl "github.com/anylift/anylift/sdk/server"
 )
 
@@ -33,6 +34,7 @@ const placementComputes = 10
 // placement is a server with an Anywhere fleet and a pool of ready Go
 // server SDK processes, kept for the whole run per backend.
 type placement struct {
+	srv    *server.Server
 	fleet  *benchFleet
 	pool   *pool
 	stages stages
@@ -52,7 +54,7 @@ func placementEnv(b *testing.B, backend string, st procStore) *placement {
 	raiseFileLimit(b)
 	srv := startProcServer(b, st.url, st.sync)
 	f := newBenchFleet(b, srv.URL(), placementComputes)
-	e := &placement{fleet: f, pool: newPool(f, "place-"+backend)}
+	e := &placement{srv: srv, fleet: f, pool: newPool(f, "place-"+backend)}
 	placementEnvs[backend] = e
 	return e
 }
@@ -91,6 +93,7 @@ func BenchmarkPlacement(b *testing.B) {
 			c := newClient(e.fleet.URL)
 			var mu sync.Mutex
 			var used []*gl.Process
+			cpu := readCPUWork(b)
 			run(b, func(r *rand.Rand) error {
 				p, err := e.place(c, r)
 				if p != nil {
@@ -100,11 +103,32 @@ func BenchmarkPlacement(b *testing.B) {
 				}
 				return err
 			})
+			reportSelfCPU(b, cpu, b.N)
 			b.ReportMetric(float64(connected), "procs")
 			e.stages.report(b)
 			e.pool.retire(used, 32)
 		})
+		endPlacement(st.name)
 	}
+}
+
+// endPlacement ends the environment of backend once its benchmark is done
+// (every round of it): its processes and server would otherwise share the
+// cores with the benchmarks after it.
+func endPlacement(backend string) {
+	placementMu.Lock()
+	e := placementEnvs[backend]
+	delete(placementEnvs, backend)
+	placementMu.Unlock()
+	if e == nil {
+		return
+	}
+	e.pool.mu.Lock()
+	idle := e.pool.idle
+	e.pool.idle = nil
+	e.pool.mu.Unlock()
+	closeAll(idle, 32, func(x *gl.Process) { x.Destroy() })
+	closeServer(e.srv)
 }
 
 // place runs one full placement and returns the process that hosts it.

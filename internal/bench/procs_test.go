@@ -18,8 +18,8 @@ import (
 
 // startProcServer starts a server for the whole run like startServer, with
 // auth tokens that outlive the run (processes of the pool connect minutes
-// after the fleet's tokens were issued).
-func startProcServer(b *testing.B, storeURL, sqliteSync string) *server.Server {
+// after the fleet's tokens were issued); opts change its configuration.
+func startProcServer(b *testing.B, storeURL, sqliteSync string, opts ...func(*server.Config)) *server.Server {
 	dir, err := os.MkdirTemp("", "anylift-bench-")
 	if err != nil {
 		b.Fatal(err)
@@ -28,12 +28,16 @@ func startProcServer(b *testing.B, storeURL, sqliteSync string) *server.Server {
 	if storeURL != "" {
 		storeURL = freshSchema(b, storeURL)
 	}
-	srv, err := server.Start(context.Background(), server.Config{
+	cfg := server.Config{
 		Listen: "127.0.0.1:0", DataDir: dir, Store: storeURL, Region: apitest.Region, AccountID: accountID,
 		Credentials: map[string]string{apitest.AccessKey: apitest.SecretKey}, AuthTokenTTL: 24 * time.Hour,
 		SQLiteSynchronous: sqliteSync,
 		Log:               slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	srv, err := server.Start(context.Background(), cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
