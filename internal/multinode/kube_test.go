@@ -101,8 +101,19 @@ func TestContainerFleetOwnedOnKubernetes(t *testing.T) {
 	other := elected
 	groups := func(what string, pods, busy, idle int) {
 		t.Helper()
+		var last fleetState
+		defer func() {
+			if t.Failed() { // what the wait last saw, for the next reader of a failure
+				owner := "none"
+				if n := c.owner(fleet); n != nil {
+					owner = n.internal
+				}
+				t.Logf("%s: last seen %+v, the fleet's owner %s", what, last, owner)
+			}
+		}()
 		c.waitFor(what, 60*time.Second, func() bool {
 			got := c.fleetGroups(k, fleet)
+			last = got
 			return got.pods == pods && got.computes == pods && got.active == pods && got.busy == busy && got.idle == idle && got.matched
 		})
 	}
