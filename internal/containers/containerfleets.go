@@ -238,7 +238,7 @@ func (s *Service) ListContainerFleets(ctx context.Context, in *wire.ListContaine
 	}
 	out := &wire.ListContainerFleetsOutput{ContainerFleets: []wire.ContainerFleet{}}
 	err := s.view(ctx, func(tx store.Tx) error {
-		list, next, err := tx.ListContainerFleets(name, version, requestPage(in.Limit, in.NextToken))
+		list, next, err := tx.ListContainerFleets(name, version, store.RequestPage(in.Limit, in.NextToken))
 		for _, f := range list {
 			out.ContainerFleets = append(out.ContainerFleets, *s.containerFleetOut(f))
 		}

@@ -40,7 +40,7 @@ func (s *Service) CreateContainerGroupDefinition(ctx context.Context, in *wire.C
 		if err := tx.InsertContainerGroup(d); err != nil {
 			return err
 		}
-		return tx.PutTags(s.cfg.Account.ContainerGroupDefinitionARN(d.Name, 0), tagsIn(in.Tags))
+		return tx.PutTags(s.cfg.Account.ContainerGroupDefinitionARN(d.Name, 0), wire.GameTags(in.Tags))
 	})
 	if err != nil {
 		return nil, err
@@ -88,7 +88,7 @@ func (s *Service) DescribeContainerGroupDefinition(ctx context.Context, in *wire
 func (s *Service) ListContainerGroupDefinitions(ctx context.Context, in *wire.ListContainerGroupDefinitionsInput) (*wire.ListContainerGroupDefinitionsOutput, error) {
 	out := &wire.ListContainerGroupDefinitionsOutput{ContainerGroupDefinitions: []wire.ContainerGroupDefinition{}}
 	err := s.view(ctx, func(tx store.Tx) error {
-		list, next, err := tx.ListContainerGroups(wire.Deref(in.ContainerGroupType), requestPage(in.Limit, in.NextToken))
+		list, next, err := tx.ListContainerGroups(wire.Deref(in.ContainerGroupType), store.RequestPage(in.Limit, in.NextToken))
 		for _, d := range list {
 			out.ContainerGroupDefinitions = append(out.ContainerGroupDefinitions, *s.containerGroupOut(d))
 		}
@@ -104,7 +104,7 @@ func (s *Service) ListContainerGroupDefinitionVersions(ctx context.Context, in *
 	name, _, _ := game.ContainerGroupRef(*in.Name)
 	out := &wire.ListContainerGroupDefinitionVersionsOutput{ContainerGroupDefinitions: []wire.ContainerGroupDefinition{}}
 	err := s.view(ctx, func(tx store.Tx) error {
-		list, next, err := tx.ListContainerGroupVersions(name, requestPage(in.Limit, in.NextToken))
+		list, next, err := tx.ListContainerGroupVersions(name, store.RequestPage(in.Limit, in.NextToken))
 		for _, d := range list {
 			out.ContainerGroupDefinitions = append(out.ContainerGroupDefinitions, *s.containerGroupOut(d))
 		}

@@ -157,7 +157,7 @@ func (s *Service) DescribeScalingPolicies(ctx context.Context, in *wire.Describe
 			}
 			locations = []string{*in.Location}
 		}
-		list, next, err := tx.ListScalingPolicies(f.ID, wire.Deref(in.StatusFilter), requestPage(in.Limit, in.NextToken))
+		list, next, err := tx.ListScalingPolicies(f.ID, wire.Deref(in.StatusFilter), store.RequestPage(in.Limit, in.NextToken))
 		if err != nil {
 			return err
 		}

@@ -163,16 +163,3 @@ func containsString(list []string, v string) bool {
 	}
 	return false
 }
-
-// requestPage is the store page a Limit and NextToken ask for.
-func requestPage(limit *int32, token *string) store.Page {
-	return store.Page{Limit: int(wire.Deref(limit)), Token: wire.Deref(token)}
-}
-
-func tagsIn(in []wire.Tag) []game.Tag {
-	out := make([]game.Tag, 0, len(in))
-	for _, t := range in {
-		out = append(out, game.Tag{Key: wire.Deref(t.Key), Value: wire.Deref(t.Value)})
-	}
-	return out
-}

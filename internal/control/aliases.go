@@ -33,7 +33,7 @@ func (s *Service) CreateAlias(ctx context.Context, in *wire.CreateAliasInput) (*
 		if err := tx.InsertAlias(a); err != nil {
 			return err
 		}
-		return tx.PutTags(a.ARN, tagsIn(in.Tags))
+		return tx.PutTags(a.ARN, wire.GameTags(in.Tags))
 	})
 	if err != nil {
 		return nil, err
@@ -93,7 +93,7 @@ func (s *Service) DescribeAlias(ctx context.Context, in *wire.DescribeAliasInput
 func (s *Service) ListAliases(ctx context.Context, in *wire.ListAliasesInput) (*wire.ListAliasesOutput, error) {
 	out := &wire.ListAliasesOutput{Aliases: []wire.Alias{}}
 	err := s.view(ctx, func(tx store.Tx) error {
-		list, next, err := tx.ListAliases(wire.Deref(in.RoutingStrategyType), wire.Deref(in.Name), requestPage(in.Limit, in.NextToken))
+		list, next, err := tx.ListAliases(wire.Deref(in.RoutingStrategyType), wire.Deref(in.Name), store.RequestPage(in.Limit, in.NextToken))
 		for _, a := range list {
 			out.Aliases = append(out.Aliases, *aliasOut(a))
 		}

@@ -18,7 +18,7 @@ import (
 // Record rules (idempotency, CreatorId limits, location): newGameSession.
 func (s *Service) CreateGameSession(ctx context.Context, in *wire.CreateGameSessionInput) (*wire.CreateGameSessionOutput, error) {
 	req := sessionRequest{
-		Name: wire.Deref(in.Name), MaxPlayers: int(*in.MaximumPlayerSessionCount), Properties: propertiesIn(in.GameProperties),
+		Name: wire.Deref(in.Name), MaxPlayers: int(*in.MaximumPlayerSessionCount), Properties: wire.GameProperties(in.GameProperties),
 		CreatorID: wire.Deref(in.CreatorId), IdempotencyToken: wire.Deref(in.IdempotencyToken),
 		GameSessionID: wire.Deref(in.GameSessionId), GameSessionData: wire.Deref(in.GameSessionData),
 		Location: wire.Deref(in.Location),

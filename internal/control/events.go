@@ -46,7 +46,7 @@ func (s *Service) DescribeFleetEvents(ctx context.Context, in *wire.DescribeFlee
 		if err != nil {
 			return err
 		}
-		list, next, err := tx.ListEvents(f.ID, start.Time, end.Time, requestPage(in.Limit, in.NextToken))
+		list, next, err := tx.ListEvents(f.ID, start.Time, end.Time, store.RequestPage(in.Limit, in.NextToken))
 		for _, e := range list {
 			out.Events = append(out.Events, eventOut(e))
 		}
@@ -64,9 +64,4 @@ func eventOut(e *game.Event) wire.Event {
 		Message:    wire.String(e.Message),
 		EventTime:  wire.NewTime(e.Time),
 	}
-}
-
-// requestPage is the store page a Limit and NextToken ask for.
-func requestPage(limit *int32, token *string) store.Page {
-	return store.Page{Limit: int(wire.Deref(limit)), Token: wire.Deref(token)}
 }

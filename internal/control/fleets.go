@@ -119,7 +119,7 @@ func (s *Service) DescribeFleetAttributes(ctx context.Context, in *wire.Describe
 			}
 			return err
 		}
-		list, next, err := tx.ListFleets(requestPage(in.Limit, in.NextToken))
+		list, next, err := tx.ListFleets(store.RequestPage(in.Limit, in.NextToken))
 		for _, f := range list {
 			out.FleetAttributes = append(out.FleetAttributes, *s.fleetOut(f))
 		}
@@ -160,7 +160,7 @@ func (s *Service) ListFleets(ctx context.Context, in *wire.ListFleetsInput) (*wi
 		return out, nil
 	}
 	err := s.view(ctx, func(tx store.Tx) error {
-		list, next, err := tx.ListFleets(requestPage(in.Limit, in.NextToken))
+		list, next, err := tx.ListFleets(store.RequestPage(in.Limit, in.NextToken))
 		for _, f := range list {
 			out.FleetIds = append(out.FleetIds, f.ID)
 		}
@@ -300,7 +300,7 @@ func (s *Service) insertFleet(tx store.Tx, f *game.Fleet, tags []wire.Tag) error
 	if err := tx.InsertFleet(f); err != nil {
 		return err
 	}
-	if err := tx.PutTags(f.ARN, tagsIn(tags)); err != nil {
+	if err := tx.PutTags(f.ARN, wire.GameTags(tags)); err != nil {
 		return err
 	}
 	return s.recordEvent(tx, f.ID, "", wire.EventCodeFleetCreated, fmt.Sprintf("Fleet %s created.", f.ID))

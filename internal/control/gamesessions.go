@@ -141,7 +141,7 @@ func applySessionUpdate(gs *game.GameSession, in *wire.UpdateGameSessionInput) e
 	if in.ProtectionPolicy != nil {
 		gs.ProtectionPolicy = *in.ProtectionPolicy
 	}
-	merged := mergeProperties(gs.Properties, propertiesIn(in.GameProperties))
+	merged := mergeProperties(gs.Properties, wire.GameProperties(in.GameProperties))
 	if len(merged) > maxGameProperties {
 		return game.Errorf(game.InvalidRequest, "GameProperties: the game session would have %d properties after the merge; at most %d are allowed",
 			len(merged), maxGameProperties)

@@ -20,7 +20,7 @@ func (s *Service) CreateLocation(ctx context.Context, in *wire.CreateLocationInp
 		if err := tx.InsertLocation(l); err != nil {
 			return err
 		}
-		return tx.PutTags(l.ARN, tagsIn(in.Tags))
+		return tx.PutTags(l.ARN, wire.GameTags(in.Tags))
 	})
 	if err != nil {
 		return nil, err

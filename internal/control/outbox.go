@@ -2,7 +2,6 @@ package control
 
 import (
 	"encoding/json"
-	"time"
 
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/store"
@@ -29,10 +28,6 @@ type envelope struct {
 	Detail     json.RawMessage `json:"detail"`
 }
 
-// EventTime formats t as the envelopes and details do: ISO-8601 UTC with
-// milliseconds.
-func EventTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
-
 // publish appends an event to the outbox inside tx, so that it is
 // delivered if and only if tx commits. detail must marshal to a JSON
 // object whose "type" member is typ; resource is the queue or
@@ -50,7 +45,7 @@ func (s *Service) publish(tx store.Tx, detailType, typ, resource, target string,
 		DetailType: detailType,
 		Source:     "aws.gamelift",
 		Account:    s.cfg.Account.ID,
-		Time:       EventTime(now),
+		Time:       game.EventTime(now),
 		Region:     s.cfg.Account.Region,
 		Resources:  []string{resource},
 		Detail:     raw,

@@ -40,15 +40,6 @@ func gameSessionOut(gs *game.GameSession) *wire.GameSession {
 	return out
 }
 
-// propertiesIn converts wire game properties.
-func propertiesIn(in []wire.GameProperty) []game.Property {
-	out := make([]game.Property, 0, len(in))
-	for _, p := range in {
-		out = append(out, game.Property{Key: wire.Deref(p.Key), Value: wire.Deref(p.Value)})
-	}
-	return out
-}
-
 // playerSessionOut is a player session as GameLift shows it.
 func playerSessionOut(p *game.PlayerSession) wire.PlayerSession {
 	out := wire.PlayerSession{

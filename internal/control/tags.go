@@ -19,7 +19,7 @@ func (s *Service) TagResource(ctx context.Context, in *wire.TagResourceRequest) 
 		if err := s.resourceExists(tx, arn); err != nil {
 			return err
 		}
-		if err := tx.PutTags(arn, tagsIn(in.Tags)); err != nil {
+		if err := tx.PutTags(arn, wire.GameTags(in.Tags)); err != nil {
 			return err
 		}
 		tags, err := tx.ListTags(arn)
@@ -125,14 +125,6 @@ func splitN(s string, sep byte, n int) []string {
 		s = s[i+1:]
 	}
 	return append(out, s)
-}
-
-func tagsIn(in []wire.Tag) []game.Tag {
-	out := make([]game.Tag, 0, len(in))
-	for _, t := range in {
-		out = append(out, game.Tag{Key: wire.Deref(t.Key), Value: wire.Deref(t.Value)})
-	}
-	return out
 }
 
 // containerGroupTagARN is the ARN tags of a container group definition

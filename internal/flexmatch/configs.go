@@ -22,7 +22,7 @@ func (s *Service) CreateMatchmakingConfiguration(ctx context.Context, in *wire.C
 		RequestTimeoutSeconds: int(wire.Deref(in.RequestTimeoutSeconds)), AcceptanceRequired: wire.Deref(in.AcceptanceRequired),
 		AcceptanceTimeoutSeconds: int(wire.Deref(in.AcceptanceTimeoutSeconds)), RuleSetName: game.ResourceID(wire.Deref(in.RuleSetName), "matchmakingruleset"),
 		NotificationTarget: wire.Deref(in.NotificationTarget), AdditionalPlayerCount: int(wire.Deref(in.AdditionalPlayerCount)),
-		CustomEventData: wire.Deref(in.CustomEventData), Properties: propertiesIn(in.GameProperties),
+		CustomEventData: wire.Deref(in.CustomEventData), Properties: wire.GameProperties(in.GameProperties),
 		GameSessionData: wire.Deref(in.GameSessionData), BackfillMode: wire.Deref(in.BackfillMode),
 		FlexMatchMode: wire.Deref(in.FlexMatchMode), CreationTime: s.clock(),
 	}
@@ -46,7 +46,7 @@ func (s *Service) CreateMatchmakingConfiguration(ctx context.Context, in *wire.C
 		} else if err != nil {
 			return err
 		}
-		return tx.PutTags(arn, tagsIn(in.Tags))
+		return tx.PutTags(arn, wire.GameTags(in.Tags))
 	})
 	if err != nil {
 		return nil, err
@@ -116,7 +116,7 @@ func (s *Service) DescribeMatchmakingConfigurations(ctx context.Context, in *wir
 	out := &wire.DescribeMatchmakingConfigurationsOutput{Configurations: []wire.MatchmakingConfiguration{}}
 	err := s.view(ctx, func(tx store.Tx) error {
 		if len(in.Names) == 0 {
-			list, next, err := tx.ListMatchConfigs(ruleSet, requestPage(in.Limit, in.NextToken))
+			list, next, err := tx.ListMatchConfigs(ruleSet, store.RequestPage(in.Limit, in.NextToken))
 			for _, c := range list {
 				out.Configurations = append(out.Configurations, *s.matchConfigOut(c))
 			}
@@ -201,7 +201,7 @@ func applyMatchConfigUpdate(c *game.MatchmakingConfiguration, in *wire.UpdateMat
 		c.QueueARNs = nil // switching to STANDALONE drops the queues
 	}
 	if in.GameProperties != nil {
-		c.Properties = propertiesIn(in.GameProperties)
+		c.Properties = wire.GameProperties(in.GameProperties)
 	}
 }
 

@@ -70,7 +70,7 @@ func newMatchDetail(typ string, c *game.MatchmakingConfiguration, m *game.Match,
 		d.MatchID = m.ID
 	}
 	for _, t := range tickets {
-		td := ticketDetail{TicketID: t.ID, StartTime: eventTime(t.StartTime), Players: []playerDetail{}}
+		td := ticketDetail{TicketID: t.ID, StartTime: game.EventTime(t.StartTime), Players: []playerDetail{}}
 		for _, p := range t.Players {
 			pd := playerDetail{PlayerID: p.ID, Team: p.Team, PlayerSessionID: p.PlayerSessionID}
 			if m != nil && typ == evAcceptMatch {

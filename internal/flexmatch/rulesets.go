@@ -65,7 +65,7 @@ func (s *Service) CreateMatchmakingRuleSet(ctx context.Context, in *wire.CreateM
 		} else if err != nil {
 			return err
 		}
-		return tx.PutTags(rs.ARN, tagsIn(in.Tags))
+		return tx.PutTags(rs.ARN, wire.GameTags(in.Tags))
 	})
 	if err != nil {
 		return nil, err
@@ -82,7 +82,7 @@ func (s *Service) DescribeMatchmakingRuleSets(ctx context.Context, in *wire.Desc
 		if len(in.Names) > 0 {
 			return s.describeNamedRuleSets(tx, in.Names, out)
 		}
-		list, next, err := tx.ListRuleSets(requestPage(in.Limit, in.NextToken))
+		list, next, err := tx.ListRuleSets(store.RequestPage(in.Limit, in.NextToken))
 		for _, rs := range list {
 			out.RuleSets = append(out.RuleSets, *s.ruleSetOut(rs))
 		}

@@ -28,3 +28,7 @@ type Notification struct {
 	// and detail.
 	Envelope []byte `json:"-"`
 }
+
+// EventTime formats t as event details do: ISO-8601 UTC with milliseconds
+// (the outbox's format).
+func EventTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }

@@ -56,11 +56,11 @@ func (s *Service) endPlacement(tx store.Tx, q *game.Queue, p *game.Placement, st
 		return err
 	}
 	typ := placementEventTypes[status]
-	var detail any = placementDetail{Type: typ, PlacementID: p.ID, StartTime: eventTime(p.StartTime), EndTime: eventTime(p.EndTime),
+	var detail any = placementDetail{Type: typ, PlacementID: p.ID, StartTime: game.EventTime(p.StartTime), EndTime: game.EventTime(p.EndTime),
 		CustomEventData: q.CustomEventData}
 	if status == game.PlacementFulfilled {
 		d := fulfilledDetail{Type: typ, PlacementID: p.ID, Port: strconv.Itoa(p.Port), GameSessionARN: p.GameSessionID,
-			IPAddress: p.IPAddress, DNSName: p.DNSName, StartTime: eventTime(p.StartTime), EndTime: eventTime(p.EndTime),
+			IPAddress: p.IPAddress, DNSName: p.DNSName, StartTime: game.EventTime(p.StartTime), EndTime: game.EventTime(p.EndTime),
 			GameSessionRegion: p.GameSessionRegion, PlacedPlayerSessions: []placedDetail{}, CustomEventData: q.CustomEventData}
 		for _, pp := range p.PlacedPlayers {
 			d.PlacedPlayerSessions = append(d.PlacedPlayerSessions, placedDetail{pp.PlayerID, pp.PlayerSessionID})

@@ -80,7 +80,7 @@ func (s *Service) newPlacement(in *wire.StartGameSessionPlacementInput) (*game.P
 			max, s.cfg.MaxPlayersPerSession)
 	}
 	p := &game.Placement{
-		ID: *in.PlacementId, Status: game.PlacementPending, Properties: propertiesIn(in.GameProperties), MaxPlayers: max,
+		ID: *in.PlacementId, Status: game.PlacementPending, Properties: wire.GameProperties(in.GameProperties), MaxPlayers: max,
 		GameSessionName: wire.Deref(in.GameSessionName), GameSessionData: wire.Deref(in.GameSessionData), StartTime: s.clock(),
 	}
 	var err error

@@ -36,7 +36,7 @@ func (s *Service) CreateGameSessionQueue(ctx context.Context, in *wire.CreateGam
 		} else if err != nil {
 			return err
 		}
-		return tx.PutTags(q.ARN, tagsIn(in.Tags))
+		return tx.PutTags(q.ARN, wire.GameTags(in.Tags))
 	})
 	if err != nil {
 		return nil, err
@@ -202,7 +202,7 @@ func (s *Service) DescribeGameSessionQueues(ctx context.Context, in *wire.Descri
 			}
 			return nil
 		}
-		list, next, err := tx.ListQueues(requestPage(in.Limit, in.NextToken))
+		list, next, err := tx.ListQueues(store.RequestPage(in.Limit, in.NextToken))
 		for _, q := range list {
 			out.GameSessionQueues = append(out.GameSessionQueues, *queueOut(q))
 		}

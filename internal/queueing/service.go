@@ -25,7 +25,6 @@ import (
 
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/store"
-	"github.com/anylift/anylift/internal/wire"
 )
 
 // Control is what the queues need of the rest of the control plane.
@@ -128,28 +127,4 @@ func (s *Service) update(ctx context.Context, fn func(store.Tx) error) error {
 
 func (s *Service) view(ctx context.Context, fn func(store.Tx) error) error {
 	return s.store.View(ctx, fn)
-}
-
-// eventTime formats t as event details do: ISO-8601 UTC with
-// milliseconds (the outbox's format).
-func eventTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
-
-func requestPage(limit *int32, token *string) store.Page {
-	return store.Page{Limit: int(wire.Deref(limit)), Token: wire.Deref(token)}
-}
-
-func tagsIn(in []wire.Tag) []game.Tag {
-	out := make([]game.Tag, 0, len(in))
-	for _, t := range in {
-		out = append(out, game.Tag{Key: wire.Deref(t.Key), Value: wire.Deref(t.Value)})
-	}
-	return out
-}
-
-func propertiesIn(in []wire.GameProperty) []game.Property {
-	out := make([]game.Property, 0, len(in))
-	for _, p := range in {
-		out = append(out, game.Property{Key: wire.Deref(p.Key), Value: wire.Deref(p.Value)})
-	}
-	return out
 }

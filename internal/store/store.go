@@ -60,6 +60,18 @@ type Page struct {
 	Token string
 }
 
+// RequestPage is the page a request's MaxResults/Limit and NextToken ask for.
+func RequestPage(limit *int32, token *string) Page {
+	p := Page{}
+	if limit != nil {
+		p.Limit = int(*limit)
+	}
+	if token != nil {
+		p.Token = *token
+	}
+	return p
+}
+
 // Millis converts a time to the milliseconds stored in the database.
 func Millis(t time.Time) int64 {
 	if t.IsZero() {
