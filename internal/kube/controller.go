@@ -113,6 +113,11 @@ type Config struct {
 	// Workers bounds the API calls in flight for one reconciliation (16
 	// when zero).
 	Workers int
+	// CallTimeout bounds each call to the API server (30 s when zero): a
+	// call never answered (a connection lost without a reset, a server
+	// stalled) fails, and the next reconciliation tries again, rather
+	// than holding this one, and every fleet's, for ever.
+	CallTimeout time.Duration
 	// Owners is the node's view of the fleets it owns, when it takes part
 	// in fleet ownership (several nodes on PostgreSQL with
 	// --fleet-ownership; RunOwned). Nil: the controller acts for every
@@ -174,6 +179,9 @@ func New(cfg Config) *Controller {
 	if cfg.Workers == 0 {
 		cfg.Workers = 16
 	}
+	if cfg.CallTimeout == 0 {
+		cfg.CallTimeout = 30 * time.Second
+	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
@@ -232,6 +240,11 @@ func (c *Controller) Run(ctx context.Context) error {
 		case <-changed:
 		}
 	}
+}
+
+// call bounds one call to the API server by CallTimeout.
+func (c *Controller) call(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, c.cfg.CallTimeout)
 }
 
 // Kick asks for a reconciliation now (a fleet this node has come to own).
@@ -617,7 +630,9 @@ func (c *Controller) removePod(ctx context.Context, name string) error {
 	c.mu.Lock()
 	c.expected[name] = expectation{}
 	c.mu.Unlock()
-	err := c.cfg.Client.CoreV1().Pods(c.cfg.Namespace).Delete(ctx, name, metav1.DeleteOptions{})
+	cctx, cancel := c.call(ctx)
+	err := c.cfg.Client.CoreV1().Pods(c.cfg.Namespace).Delete(cctx, name, metav1.DeleteOptions{})
+	cancel()
 	if apierrors.IsNotFound(err) {
 		c.mu.Lock()
 		delete(c.expected, name) // no deletion to see
@@ -629,6 +644,8 @@ func (c *Controller) removePod(ctx context.Context, name string) error {
 
 // deleteSecret deletes a group's Secret.
 func (c *Controller) deleteSecret(ctx context.Context, name string) error {
+	ctx, cancel := c.call(ctx)
+	defer cancel()
 	err := c.cfg.Client.CoreV1().Secrets(c.cfg.Namespace).Delete(ctx, name, metav1.DeleteOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil
@@ -645,7 +662,9 @@ func (c *Controller) owner(ctx context.Context, f *game.Fleet) (*corev1.ConfigMa
 		ObjectMeta: metav1.ObjectMeta{Name: f.ID, Labels: map[string]string{LabelFleet: f.ID}},
 		Data:       map[string]string{"fleetArn": f.ARN},
 	}
-	got, err := c.cfg.Client.CoreV1().ConfigMaps(c.cfg.Namespace).Create(ctx, cm, metav1.CreateOptions{})
+	cctx, cancel := c.call(ctx)
+	defer cancel()
+	got, err := c.cfg.Client.CoreV1().ConfigMaps(c.cfg.Namespace).Create(cctx, cm, metav1.CreateOptions{})
 	if apierrors.IsAlreadyExists(err) {
 		// Made moments ago and not in the cache yet (the next
 		// reconciliation finds it there), or made by another without
@@ -684,14 +703,18 @@ func (c *Controller) teardown(ctx context.Context, fleetID string, cm *corev1.Co
 		}
 		return err
 	}
-	secrets, err := c.cfg.Client.CoreV1().Secrets(c.cfg.Namespace).List(ctx, metav1.ListOptions{LabelSelector: LabelFleet + "=" + fleetID})
+	lctx, cancel := c.call(ctx)
+	secrets, err := c.cfg.Client.CoreV1().Secrets(c.cfg.Namespace).List(lctx, metav1.ListOptions{LabelSelector: LabelFleet + "=" + fleetID})
+	cancel()
 	if err != nil {
 		return err
 	}
 	for _, s := range secrets.Items {
 		errs = append(errs, c.deleteSecret(ctx, s.Name))
 	}
-	err = c.cfg.Client.CoreV1().ConfigMaps(c.cfg.Namespace).Delete(ctx, cm.Name, metav1.DeleteOptions{})
+	dctx, cancel := c.call(ctx)
+	err = c.cfg.Client.CoreV1().ConfigMaps(c.cfg.Namespace).Delete(dctx, cm.Name, metav1.DeleteOptions{})
+	cancel()
 	if err != nil && !apierrors.IsNotFound(err) {
 		errs = append(errs, err)
 	}

@@ -79,13 +79,21 @@ func (c *Controller) createGroup(ctx context.Context, r *containers.ContainerFle
 		Type:       corev1.SecretTypeOpaque,
 		Data:       map[string][]byte{tokenKey: []byte(token)},
 	}
-	if _, err := c.cfg.Client.CoreV1().Secrets(c.cfg.Namespace).Create(ctx, secret, metav1.CreateOptions{}); err != nil {
+	cctx, cancel := c.call(ctx)
+	_, err = c.cfg.Client.CoreV1().Secrets(c.cfg.Namespace).Create(cctx, secret, metav1.CreateOptions{})
+	cancel()
+	if err != nil {
 		return fail(err)
 	}
 	pod := c.podFor(r, name, labels, ref, ports)
-	if _, err := c.cfg.Client.CoreV1().Pods(c.cfg.Namespace).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
-		c.cfg.Client.CoreV1().Secrets(c.cfg.Namespace).Delete(ctx, name, metav1.DeleteOptions{})
-		return fail(err)
+	cctx, cancel = c.call(ctx)
+	_, err = c.cfg.Client.CoreV1().Pods(c.cfg.Namespace).Create(cctx, pod, metav1.CreateOptions{})
+	cancel()
+	if err != nil {
+		// A pod made although its call failed (a timeout after the
+		// server wrote it) is one Anylift does not know: the next
+		// reconciliation removes it.
+		return fail(errors.Join(err, c.deleteSecret(ctx, name)))
 	}
 	return nil
 }

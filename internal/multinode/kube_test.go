@@ -116,6 +116,27 @@ func TestContainerFleetOwnedOnKubernetes(t *testing.T) {
 					owner = n.internal
 				}
 				t.Logf("%s: last seen %+v, the fleet's owner %s", what, last, owner)
+				// What the API server itself holds, beside what the test's
+				// kubelet saw through its watch, and the groups the store
+				// has: which of the two sides stopped.
+				pods, err := kc.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: kube.LabelFleet + "=" + fleet})
+				if err != nil {
+					t.Logf("listing the fleet's pods: %v", err)
+				} else {
+					for _, p := range pods.Items {
+						t.Logf("pod %s: node %q, phase %s, deleting %v", p.Name, p.Spec.NodeName, p.Status.Phase, p.DeletionTimestamp != nil)
+					}
+					t.Logf("%d pods on the API server", len(pods.Items))
+				}
+				rows, err := c.db.Query(`SELECT name, status FROM computes WHERE fleet_id = $1`, fleet)
+				if err == nil {
+					for rows.Next() {
+						var name, status string
+						rows.Scan(&name, &status)
+						t.Logf("compute %s: %s", name, status)
+					}
+					rows.Close()
+				}
 			}
 		}()
 		c.waitFor(what, 60*time.Second, func() bool {
