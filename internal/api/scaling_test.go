@@ -331,6 +331,13 @@ func TestTargetScaling(t *testing.T) {
 			fill(1, 7) // 6 in use: 8 wanted, MaxSize 7
 
 			// Sessions end: 1 in use wants 3; nothing moves for 5 minutes.
+			// They end at one moment as the scaler sees them: its own
+			// tick (each second of real time, at the test clock's time)
+			// would otherwise count the fleet between two of the calls
+			// below, needing more than 3 for the whole window.
+			if _, err := gl.StopFleetActions(ctx, &gamelift.StopFleetActionsInput{FleetId: aws.String(fleet), Actions: []types.FleetAction{types.FleetActionAutoScaling}}); err != nil {
+				t.Fatal(err)
+			}
 			for _, gs := range sessions[1:] {
 				if _, err := gl.TerminateGameSession(ctx, &gamelift.TerminateGameSessionInput{GameSessionId: gs.GameSessionId,
 					TerminationMode: types.TerminationModeTriggerOnProcessTerminate}); err != nil {
@@ -338,6 +345,9 @@ func TestTargetScaling(t *testing.T) {
 				}
 			}
 			sessions = sessions[:1]
+			if _, err := gl.StartFleetActions(ctx, &gamelift.StartFleetActionsInput{FleetId: aws.String(fleet), Actions: []types.FleetAction{types.FleetActionAutoScaling}}); err != nil {
+				t.Fatal(err)
+			}
 			svc.Sweep(ctx)
 			clock.Advance(4 * time.Minute)
 			svc.Sweep(ctx)
