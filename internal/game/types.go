@@ -90,6 +90,10 @@ type Compute struct {
 	// Ports maps a game server container group's container ports to the
 	// connection ports players reach them at.
 	Ports []PortMapping `json:",omitempty"`
+	// TerminationTime is when a TERMINATING game server container group
+	// is stopped whatever its server processes do: the time they were
+	// told in TerminateProcess.
+	TerminationTime time.Time `json:",omitzero"`
 }
 
 // PortMapping is a container port and the connection port it is reached

@@ -375,7 +375,7 @@ func (c *Controller) reconcileFleet(ctx context.Context, r *containers.Container
 		return err
 	}
 	version := strconv.Itoa(r.GameServer.Version)
-	var live []group
+	var live, leaving []group
 	podNames := map[string]bool{}
 	c.mu.Lock()
 	pending := map[string]expectation{}
@@ -432,6 +432,13 @@ func (c *Controller) reconcileFleet(ctx context.Context, r *containers.Container
 		g := group{pod: p, outdated: p.Labels[LabelGroupVersion] != version || p.Labels[LabelGroup] != r.GameServer.Name}
 		g.instance, _ = strconv.Atoi(p.Labels[LabelInstance])
 		g.slot, _ = strconv.Atoi(p.Labels[LabelSlot])
+		if r.Computes[p.Name].Status == game.ComputeTerminating {
+			// Removed by a scale-down while it hosts game sessions:
+			// its processes were told to end; it keeps its place,
+			// and counts no more, until they have.
+			leaving = append(leaving, g)
+			continue
+		}
 		live = append(live, g)
 		if err := c.reportRunning(ctx, f.ID, p); err != nil {
 			errs = append(errs, err)
@@ -439,6 +446,9 @@ func (c *Controller) reconcileFleet(ctx context.Context, r *containers.Container
 	}
 	// Groups created and not seen yet count as live, in their places.
 	taken := map[[2]int]bool{}
+	for _, g := range leaving {
+		taken[[2]int{g.instance, g.slot}] = true
+	}
 	pendingCount := 0
 	for name, e := range pending {
 		if e.created && !podNames[name] {
@@ -518,29 +528,38 @@ func (c *Controller) reconcileFleet(ctx context.Context, r *containers.Container
 		}
 		keep = busy
 	}
+	// An idle group goes at once; a busy one is told to end first
+	// (TerminateContainerGroup), its pod removed once its processes have
+	// ended or their time is up (finish, below, at a later pass).
 	removed := make([]bool, len(doomed))
 	errs = append(errs, c.parallel(len(doomed), func(i int) error {
 		name := doomed[i].pod.Name
-		remove := c.cfg.Service.RemoveIdleContainerCompute
 		if i >= idle {
-			remove = c.cfg.Service.RemoveUnprotectedContainerCompute
+			ok, err := c.cfg.Service.TerminateContainerGroup(ctx, f.ID, name)
+			if err == nil && ok {
+				removed[i] = true
+				c.cfg.Log.Info("scale-down is removing a game server container group hosting unprotected game sessions: its server processes are told to end",
+					"fleet", f.ID, "group", name)
+			}
+			return err // not ok: protected (or activating) since, it stays
 		}
-		ok, err := remove(ctx, f.ID, name)
+		ok, err := c.cfg.Service.RemoveIdleContainerCompute(ctx, f.ID, name)
 		if err != nil || !ok {
-			return err // busy (or protected) since: it stays
+			return err // busy since: it stays
 		}
 		removed[i] = true
-		if i >= idle {
-			c.cfg.Log.Info("scale-down removed a game server container group hosting unprotected game sessions", "fleet", f.ID, "group", name)
-		}
 		return c.removePod(ctx, name)
 	})...)
 	for i, g := range doomed {
-		if !removed[i] {
+		switch {
+		case !removed[i]:
 			keep = append(keep, g)
 			have++
+		case i >= idle:
+			taken[[2]int{g.instance, g.slot}] = true // leaving
 		}
 	}
+	errs = append(errs, c.parallel(len(leaving), func(i int) error { return c.finish(ctx, f.ID, leaving[i].pod.Name) })...)
 
 	// Then the missing groups, in the free (instance, slot) places from
 	// the lowest.
@@ -559,6 +578,17 @@ func (c *Controller) reconcileFleet(ctx context.Context, r *containers.Container
 		return c.createGroup(ctx, r, owner, places[i][0], places[i][1])
 	})...)
 	return errors.Join(errs...)
+}
+
+// finish removes the pod of a group being removed (TERMINATING) once
+// Anylift has let it go: its server processes ended, or their time up.
+func (c *Controller) finish(ctx context.Context, fleetID, name string) error {
+	done, err := c.cfg.Service.FinishContainerGroup(ctx, fleetID, name)
+	if err != nil || !done {
+		return err
+	}
+	c.cfg.Log.Info("a game server container group removed by a scale-down has ended", "fleet", fleetID, "group", name)
+	return c.removePod(ctx, name)
 }
 
 // parallel runs fn(0..n-1) on at most Workers goroutines and returns the

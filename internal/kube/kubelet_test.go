@@ -325,12 +325,41 @@ func (k *kubelet) stop(name string) {
 		return
 	}
 	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Process.Signal(syscall.SIGCONT) // one stopped (signal) takes it now
 	select {
 	case <-exited:
 	case <-time.After(10 * time.Second):
 		cmd.Process.Kill()
 		<-exited
 	}
+}
+
+// signal sends the program of a pod sig (SIGSTOP: a game server that
+// answers nothing and keeps its connections; SIGKILL: one that dies).
+func (k *kubelet) signal(name string, sig syscall.Signal) {
+	k.mu.Lock()
+	fp := k.pods[name]
+	var cmd *exec.Cmd
+	if fp != nil {
+		cmd = fp.cmd
+	}
+	k.mu.Unlock()
+	if cmd == nil {
+		k.t.Fatalf("kubelet: pod %s runs no program", name)
+	}
+	if err := cmd.Process.Signal(sig); err != nil {
+		k.t.Fatalf("kubelet: signal %v to pod %s: %v", sig, name, err)
+	}
+}
+
+// output is what the programs of a pod have written.
+func (k *kubelet) output(name string) string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if fp := k.pods[name]; fp != nil {
+		return fp.out.String()
+	}
+	return ""
 }
 
 // running counts the pods whose program runs now.
