@@ -896,6 +896,47 @@ func (s *Service) FinishContainerGroup(ctx context.Context, fleetID, name string
 	return done, nil
 }
 
+// RecycleContainerGroup recycles a game server container group whose node
+// is being taken out of service ahead of time (cordoned, or marked by an
+// autoscaler for removal), as GameLift recycles an instance at risk of
+// interruption once it has no active game session: the first time, it
+// records INSTANCE_RECYCLED for the group's instance with message and
+// marks the group recycled, so that it takes no new server process; and
+// whenever it hosts no live game session, it deregisters it (removed:
+// its pod may go, and is replaced). A group gone counts as removed; one
+// TERMINATING is left to its end.
+func (s *Service) RecycleContainerGroup(ctx context.Context, fleetID, name, message string) (removed bool, err error) {
+	err = s.update(ctx, func(tx store.Tx) error {
+		removed = false
+		c, err := tx.GetCompute(fleetID, name)
+		if game.IsKind(err, game.NotFound) {
+			removed = true
+			return nil
+		} else if err != nil || c.Status == game.ComputeTerminating {
+			return err
+		}
+		if c.RecycleTime.IsZero() {
+			if err := s.ctl.RecordEvent(tx, fleetID, c.InstanceID, wire.EventCodeInstanceRecycled, message); err != nil {
+				return err
+			}
+			c.RecycleTime = s.clock()
+			if err := tx.UpdateCompute(c); err != nil {
+				return err
+			}
+		}
+		live, err := tx.LiveGameSessions(fleetID, name)
+		if err != nil || len(live) > 0 {
+			return err
+		}
+		if err := s.ctl.RemoveCompute(tx, fleetID, name); err != nil && !game.IsKind(err, game.NotFound) {
+			return err
+		}
+		removed = true
+		return nil
+	})
+	return removed, err
+}
+
 // ContainerGroupStopped records why a game server container group stopped,
 // or is being taken away by its cluster (the event code and message the
 // caller chose), ends what is left of its server processes (a node cut off

@@ -94,6 +94,17 @@ type Compute struct {
 	// is stopped whatever its server processes do: the time they were
 	// told in TerminateProcess.
 	TerminationTime time.Time `json:",omitzero"`
+	// RecycleTime is when a game server container group was found on a
+	// node being taken out of service (INSTANCE_RECYCLED): it takes no
+	// new server process, and goes once it hosts no game session.
+	RecycleTime time.Time `json:",omitzero"`
+}
+
+// Leaving reports whether a compute is on its way out (a game server
+// container group TERMINATING or recycled): it takes no new server
+// process.
+func (c *Compute) Leaving() bool {
+	return c.Status == ComputeTerminating || !c.RecycleTime.IsZero()
 }
 
 // PortMapping is a container port and the connection port it is reached

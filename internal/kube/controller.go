@@ -123,7 +123,14 @@ type Config struct {
 	// --fleet-ownership; RunOwned). Nil: the controller acts for every
 	// fleet, and runs on one node at a time (RunElected).
 	Owners Owners
-	Log    *slog.Logger
+	// WatchNodes has the controller watch the cluster's nodes (list and
+	// watch nodes: a ClusterRole), to recycle the game server container
+	// groups of a node being taken out of service ahead of time, cordoned
+	// or marked by an autoscaler (INSTANCE_RECYCLED; recycle.go). Without
+	// it the controller needs no right outside its namespace, and hears
+	// of such a node only when its pods are evicted.
+	WatchNodes bool
+	Log        *slog.Logger
 }
 
 // Owners is what the controller asks of the node's view of fleet
@@ -141,6 +148,7 @@ type Controller struct {
 	cfg     Config
 	pods    corelisters.PodNamespaceLister
 	configs corelisters.ConfigMapNamespaceLister
+	nodes   corelisters.NodeLister // nil without WatchNodes
 	kick    chan struct{}
 	// elected: this node holds the Lease (RunOwned).
 	elected atomic.Bool
@@ -208,19 +216,34 @@ func (c *Controller) Run(ctx context.Context) error {
 	}
 	c.pods = corelisters.NewPodLister(podInf.GetIndexer()).Pods(c.cfg.Namespace)
 	c.configs = corelisters.NewConfigMapLister(cmInf.GetIndexer()).ConfigMaps(c.cfg.Namespace)
+	informers := []cache.SharedIndexInformer{podInf, cmInf}
+	if c.cfg.WatchNodes {
+		nodeInf := cache.NewSharedIndexInformer(cache.NewFilteredListWatchFromClient(rc, "nodes", metav1.NamespaceAll, func(*metav1.ListOptions) {}),
+			&corev1.Node{}, 0, cache.Indexers{})
+		if _, err := nodeInf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc:    func(obj any) { c.nodeSeen(nil, obj) },
+			UpdateFunc: func(old, obj any) { c.nodeSeen(old, obj) },
+		}); err != nil {
+			return err
+		}
+		c.nodes = corelisters.NewNodeLister(nodeInf.GetIndexer())
+		informers = append(informers, nodeInf)
+	}
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	for _, inf := range []cache.SharedIndexInformer{podInf, cmInf} {
+	synced := make([]cache.InformerSynced, len(informers))
+	for i, inf := range informers {
+		synced[i] = inf.HasSynced
 		wg.Add(1)
 		go func() { defer wg.Done(); inf.RunWithContext(ctx) }()
 	}
-	if !cache.WaitForCacheSync(ctx.Done(), podInf.HasSynced, cmInf.HasSynced) {
+	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
 		if ctx.Err() != nil {
 			return nil
 		}
-		return fmt.Errorf("kube: the caches of pods and config maps did not sync")
+		return fmt.Errorf("kube: the caches of pods, config maps and nodes did not sync")
 	}
 	c.cfg.Log.Info("container fleet controller running", "namespace", c.cfg.Namespace)
 	tick := time.NewTicker(c.cfg.Interval)
@@ -484,6 +507,11 @@ func (c *Controller) reconcileFleet(ctx context.Context, r *containers.Container
 		}
 		errs = append(errs, c.cfg.Service.RemoveContainerCompute(ctx, f.ID, name), c.deleteSecret(ctx, name))
 	}
+
+	// Groups on a node being taken out of service: recycled, the idle
+	// ones at once (replaced below), the busy ones once idle.
+	live, recycled := c.recycle(ctx, r, live)
+	errs = append(errs, recycled...)
 
 	want := 0
 	for _, cp := range f.Capacity {

@@ -144,6 +144,17 @@ func (k *kubelet) lose(node string) {
 	k.gen[n]++
 }
 
+// moveOff sends the pods of node's instance to another node from now on,
+// as a scheduler does once the node is cordoned; the node's kubelet goes
+// on.
+func (k *kubelet) moveOff(node string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	var n int
+	fmt.Sscanf(node, "node-%d", &n)
+	k.gen[n]++
+}
+
 func (k *kubelet) handle(ctx context.Context, p *corev1.Pod) {
 	k.check(ctx, p.Name, k.step(ctx, p))
 }

@@ -46,7 +46,7 @@ func scaleDownTellsServers(t *testing.T, cluster *kubetest.Cluster, opts []apite
 	clock.Set(start)
 	// The clock stands still but for the jump below; no process is to
 	// be judged unhealthy by it.
-	opts = append(slices.Clone(opts), func(c *server.Config) { c.Now, c.UnhealthyTimeout = clock.Now, 24 * time.Hour })
+	opts = append(slices.Clone(opts), func(c *server.Config) { c.Now, c.UnhealthyTimeout = clock.Now, 24*time.Hour })
 	w := newWorld(t, cluster, opts...)
 	ctx := context.Background()
 	fleet := w.chatFleet(freePort(t))
