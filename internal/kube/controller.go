@@ -18,7 +18,11 @@
 // and whenever a pod of a fleet changes; it creates the missing groups,
 // removes surplus ones that host no game session first, and then busy ones
 // only when every session they host is ACTIVE without protection
-// (GameLift's NoProtection), replaces idle groups of an older definition
+// (GameLift's NoProtection), telling their server processes first and
+// deleting the pod once they have ended or their 5 minutes are up
+// (containers.Service.TerminateContainerGroup, FinishContainerGroup),
+// recycles the groups of nodes taken out of service when it watches nodes
+// (recycle.go), replaces idle groups of an older definition
 // version, replaces pods that failed or that the cluster takes away (a
 // node lost, shut down, drained or short of memory: the fleet event
 // GameLift records for each, see cause), and deregisters groups whose pod
