@@ -56,12 +56,11 @@ func (c *Controller) nodeSeen(old, obj any) {
 // them) whose pods are on a node being taken out of service
 // (containers.Service.RecycleContainerGroup): each gets INSTANCE_RECYCLED
 // once; an idle one is removed, its pod deleted, to be replaced where
-// the scheduler puts it; a busy one stays until its sessions have ended.
-// It returns the groups left live, and the errors.
+// the scheduler puts it; a busy one stays until its sessions have ended,
+// and goes then whatever its node has become (and with or without
+// WatchNodes: it takes no new server process). It returns the groups
+// left live, and the errors.
 func (c *Controller) recycle(ctx context.Context, r *containers.ContainerFleetRun, live []group) ([]group, []error) {
-	if c.nodes == nil {
-		return live, nil
-	}
 	type job struct {
 		g   group
 		why string
@@ -69,19 +68,21 @@ func (c *Controller) recycle(ctx context.Context, r *containers.ContainerFleetRu
 	var jobs []job
 	var kept []group
 	for _, g := range live {
-		n, err := c.nodes.Get(g.pod.Spec.NodeName)
-		why := ""
-		if err == nil {
-			why = recycling(n)
-		}
 		cp := r.Computes[g.pod.Name]
-		// A busy group already recycled waits for its sessions without a
-		// write each pass.
-		if why == "" || (cp != nil && !cp.RecycleTime.IsZero() && r.Busy[g.pod.Name]) {
-			kept = append(kept, g)
+		recycled := cp != nil && !cp.RecycleTime.IsZero()
+		why := ""
+		if c.nodes != nil && !recycled {
+			if n, err := c.nodes.Get(g.pod.Spec.NodeName); err == nil {
+				why = recycling(n)
+			}
+		}
+		// A busy group recycled already waits for its sessions without
+		// a write each pass.
+		if (recycled && !r.Busy[g.pod.Name]) || why != "" {
+			jobs = append(jobs, job{g, why})
 			continue
 		}
-		jobs = append(jobs, job{g, why})
+		kept = append(kept, g)
 	}
 	removed := make([]bool, len(jobs))
 	errs := c.parallel(len(jobs), func(i int) error {

@@ -24,7 +24,8 @@ import (
 // autoscaler's taint) are recycled as GameLift recycles an instance at
 // risk of interruption: INSTANCE_RECYCLED for each instance, once; an idle
 // group is replaced on another node at once; a busy one keeps its game
-// session until it ends, takes no other, and is then replaced.
+// session until it ends, takes no other, and is then replaced, even when
+// its node was put back in service meanwhile.
 func TestNodeRecycled(t *testing.T) {
 	cluster := kubetest.Start(t)
 	for name, opts := range apitest.Backends(t) {
@@ -56,16 +57,20 @@ func nodeRecycled(t *testing.T, cluster *kubetest.Cluster, opts []apitest.Option
 		before[p.Labels[kube.LabelInstance]] = p
 	}
 
-	// Both nodes are taken out of service: one cordoned, one marked by
-	// the cluster autoscaler.
-	mark := map[string]func(*corev1.Node){
-		"0": func(n *corev1.Node) { n.Spec.Unschedulable = true },
-		"1": func(n *corev1.Node) {
-			n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: "ToBeDeletedByClusterAutoscaler", Value: "1795000000", Effect: corev1.TaintEffectNoSchedule})
-		},
+	// Both nodes are taken out of service: the idle group's cordoned, the
+	// busy one's marked by the cluster autoscaler.
+	var busyNode, idleNode string
+	for _, p := range before {
+		if p.Name == busy {
+			busyNode = p.Spec.NodeName
+		} else {
+			idleNode = p.Spec.NodeName
+		}
 	}
-	for instance, change := range mark {
-		node := before[instance].Spec.NodeName
+	autoscaled := func(n *corev1.Node) {
+		n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: "ToBeDeletedByClusterAutoscaler", Value: "1795000000", Effect: corev1.TaintEffectNoSchedule})
+	}
+	for node, change := range map[string]func(*corev1.Node){idleNode: func(n *corev1.Node) { n.Spec.Unschedulable = true }, busyNode: autoscaled} {
 		w.kubelet.moveOff(node)
 		updateNode(t, cs, node, change)
 		t.Cleanup(func() { // nodes outlive the test's world
@@ -88,7 +93,9 @@ func nodeRecycled(t *testing.T, cluster *kubetest.Cluster, opts []apitest.Option
 	w.groups(fleet, 1, 1)
 	w.session(aws.ToString(id), types.GameSessionStatusActive, "")
 
-	// Its session ended, the busy group goes too, and is replaced.
+	// The autoscaler gives up on the busy group's node; the group, once
+	// recycled, still goes when its session has ended, and is replaced.
+	updateNode(t, cs, busyNode, func(n *corev1.Node) { n.Spec.Taints = nil })
 	if _, err := w.gl.TerminateGameSession(ctx, &gamelift.TerminateGameSessionInput{GameSessionId: id,
 		TerminationMode: types.TerminationModeTriggerOnProcessTerminate}); err != nil {
 		t.Fatal(err)
