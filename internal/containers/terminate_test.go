@@ -14,6 +14,7 @@ import (
 
 	"github.com/anylift/anylift/internal/apitest"
 	"github.com/anylift/anylift/internal/containers"
+	"github.com/anylift/anylift/internal/extapi"
 	"github.com/anylift/anylift/internal/fleettest"
 	"github.com/anylift/anylift/internal/server"
 	sdk "github.com/anylift/anylift/sdk/server"
@@ -34,7 +35,8 @@ type env struct {
 func newEnv(t *testing.T, opts []apitest.Option) *env {
 	clock := &fleettest.Clock{}
 	clock.Set(time.Now().UTC().Truncate(time.Second))
-	opts = append(append([]apitest.Option{}, opts...), func(c *server.Config) { c.Now, c.UnhealthyTimeout = clock.Now, 24*time.Hour })
+	opts = append(append([]apitest.Option{apitest.WithFaultInjection}, opts...),
+		func(c *server.Config) { c.Now, c.UnhealthyTimeout = clock.Now, 24*time.Hour })
 	e := &env{t: t, clock: clock, api: apitest.Start(t, opts...)}
 	e.gl, e.svc = e.api.Client(), e.api.Server.Containers()
 	ctx := context.Background()
@@ -96,7 +98,7 @@ func (e *env) connect(group, pid, token string) (*sdk.Process, error) {
 	return sdk.Init(sdk.ServerParameters{WebSocketURL: e.api.Server.SDKEndpoint(), ProcessID: pid, HostID: group,
 		FleetID: e.fleet, AuthToken: token}, sdk.Options{
 		Getenv: func(string) string { return "" }, Exit: func(int) {}, ConnectAttempts: 1,
-		HealthCheckInterval: time.Hour, DrainTimeout: 10 * time.Millisecond,
+		HealthCheckInterval: time.Hour, DrainTimeout: 10 * time.Millisecond, ReconnectMin: 10 * time.Millisecond,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 }
@@ -130,7 +132,8 @@ func (e *env) sessionStatus(id string) (types.GameSessionStatus, types.GameSessi
 // session goes TERMINATING and refuses players, the group takes no new
 // server process, and it is finished only once its server has ended the
 // session (ProcessEnding), or at the termination time, with
-// SERVER_PROCESS_FORCE_TERMINATED. A protected session keeps its group.
+// SERVER_PROCESS_FORCE_TERMINATED. A server that reconnects meanwhile is
+// told again, with the same time. A protected session keeps its group.
 func TestTerminateContainerGroup(t *testing.T) {
 	for name, opts := range apitest.Backends(t) {
 		t.Run(name, func(t *testing.T) {
@@ -185,6 +188,20 @@ func TestTerminateContainerGroup(t *testing.T) {
 			if p, err := e.connect("silent", "restarted", token); err == nil {
 				p.Destroy()
 				t.Error("a new server process registered on a group being removed")
+			}
+
+			// A server that reconnects (its connection dropped) is told
+			// again, with the same time.
+			e.clock.Set(start.Add(time.Minute))
+			apitest.Extension[extapi.InjectFaultOutput](t, e.api, "InjectFault",
+				extapi.InjectFaultInput{Fault: extapi.Fault{Kind: "DROP_CONNECTION", FleetId: e.fleet, ProcessId: "proc-silent"}})
+			select {
+			case <-silent.terminated:
+			case <-time.After(10 * time.Second):
+				t.Fatal("no TerminateProcess after the reconnect")
+			}
+			if at, err := silent.proc.GetTerminationTime(); err != nil || at != deadline.Unix() {
+				t.Errorf("GetTerminationTime after the reconnect: %d, %v; want %d", at, err, deadline.Unix())
 			}
 
 			// The server that answers ends its session: its group may go.
