@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -253,6 +254,68 @@ func TestTerminateContainerGroup(t *testing.T) {
 			}
 			if len(forced) != 1 || !strings.HasPrefix(forced[0], "proc-silent: ") || !strings.Contains(forced[0], deadline.Format(time.RFC3339)) {
 				t.Errorf("SERVER_PROCESS_FORCE_TERMINATED: %q, want one for proc-silent naming %s", forced, deadline.Format(time.RFC3339))
+			}
+		})
+	}
+}
+
+// TestRecycleContainerGroup: a group on a node taken out of service gets
+// INSTANCE_RECYCLED once, for its instance; an idle one is removed at
+// once, a busy one keeps its session (players still join it) and takes
+// no new server process until the session has ended, and goes then.
+func TestRecycleContainerGroup(t *testing.T) {
+	for name, opts := range apitest.Backends(t) {
+		t.Run(name, func(t *testing.T) {
+			e := newEnv(t, opts)
+			ctx := context.Background()
+			busy, token := e.group("busy")
+			id := e.session(busy)
+			e.group("idle")
+			recycle := func(group string, want bool) {
+				t.Helper()
+				removed, err := e.svc.RecycleContainerGroup(ctx, e.fleet, group, "Instance "+e.fleet+"-0: group "+group+" is recycled.")
+				if err != nil || removed != want {
+					t.Fatalf("recycling %s: removed %v, %v; want %v", group, removed, err, want)
+				}
+			}
+			recycle("idle", true)
+			recycle("busy", false)
+			recycle("busy", false)
+			if st, _ := e.sessionStatus(id); st != types.GameSessionStatusActive {
+				t.Errorf("the recycled group's session is %s, want ACTIVE", st)
+			}
+			if _, err := e.gl.CreatePlayerSession(ctx, &gamelift.CreatePlayerSessionInput{GameSessionId: aws.String(id), PlayerId: aws.String("ada")}); err != nil {
+				t.Errorf("a player joining the recycled group's session: %v", err)
+			}
+			if p, err := e.connect("busy", "restarted", token); err == nil {
+				p.Destroy()
+				t.Error("a new server process registered on a recycled group")
+			}
+			if err := busy.proc.ProcessEnding(); err != nil {
+				t.Fatal(err)
+			}
+			recycle("busy", true)
+			for _, g := range []string{"busy", "idle"} {
+				if _, err := e.gl.DescribeCompute(ctx, &gamelift.DescribeComputeInput{FleetId: aws.String(e.fleet), ComputeName: aws.String(g)}); err == nil {
+					t.Errorf("group %s is still a compute", g)
+				}
+			}
+			ev, err := e.gl.DescribeFleetEvents(ctx, &gamelift.DescribeFleetEventsInput{FleetId: aws.String(e.fleet)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var recycled []string
+			for _, x := range ev.Events {
+				if x.EventCode == types.EventCodeInstanceRecycled {
+					if r := aws.ToString(x.ResourceId); r != e.fleet+"-0" {
+						t.Errorf("INSTANCE_RECYCLED names %s, want the instance %s-0", r, e.fleet)
+					}
+					recycled = append(recycled, aws.ToString(x.Message))
+				}
+			}
+			slices.Sort(recycled)
+			if want := []string{"Instance " + e.fleet + "-0: group busy is recycled.", "Instance " + e.fleet + "-0: group idle is recycled."}; !slices.Equal(recycled, want) {
+				t.Errorf("INSTANCE_RECYCLED: %q, want %q", recycled, want)
 			}
 		})
 	}
