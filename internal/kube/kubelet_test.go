@@ -206,9 +206,9 @@ func (k *kubelet) step(ctx context.Context, p *corev1.Pod) error {
 		return nil
 	}
 	go func() {
-		if err := k.start(ctx, p, fp); err != nil && ctx.Err() == nil && !apierrors.IsNotFound(err) {
-			k.t.Errorf("kubelet, pod %s: %v", p.Name, err)
-		}
+		// A conflict: a restart's report (the program exited at once,
+		// its port taken, say) came first; the later report stands.
+		k.check(ctx, p.Name, k.start(ctx, p, fp))
 	}()
 	return nil
 }
