@@ -876,6 +876,24 @@ func (s *Service) TerminateContainerGroup(ctx context.Context, fleetID, name str
 // the group is deregistered; done says whether it was (a group gone
 // counts as done), after which its pod may go.
 func (s *Service) FinishContainerGroup(ctx context.Context, fleetID, name string) (done bool, err error) {
+	// Read first: a group still waiting (the usual answer, asked at
+	// every pass of the controller) costs no write.
+	waiting := false
+	err = s.view(ctx, func(tx store.Tx) error {
+		c, err := tx.GetCompute(fleetID, name)
+		if err != nil || c.Status != game.ComputeTerminating || !s.clock().Before(c.TerminationTime) {
+			return err
+		}
+		settled, err := s.ctl.ComputeSettled(tx, c)
+		waiting = !settled
+		return err
+	})
+	if game.IsKind(err, game.NotFound) {
+		return true, nil
+	}
+	if err != nil || waiting {
+		return false, err
+	}
 	var ended []*game.Process
 	err = s.update(ctx, func(tx store.Tx) error {
 		done, ended = false, nil

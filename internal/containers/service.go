@@ -72,6 +72,9 @@ type Control interface {
 	// them (TERMINATED); c is deregistered. done says whether it was; it
 	// returns the processes ended (ProcessesEnded).
 	FinishCompute(tx store.Tx, c *game.Compute, force bool) (ended []*game.Process, done bool, err error)
+	// ComputeSettled reports, reading inside tx, whether FinishCompute
+	// would end terminating compute c without force.
+	ComputeSettled(tx store.Tx, c *game.Compute) (bool, error)
 	// NewComputeToken mints a compute auth token: the secret, and the
 	// hash it is stored under.
 	NewComputeToken() (secret, hash string)

@@ -180,21 +180,13 @@ func (s *Service) TellTerminate(procs []*game.Process, at time.Time) {
 // done says whether it was, and ended are the processes ended, for
 // ProcessesEnded once tx has committed.
 func (s *Service) FinishCompute(tx store.Tx, c *game.Compute, force bool) (ended []*game.Process, done bool, err error) {
-	procs, err := liveProcessesOn(tx, c.FleetID, c.Name)
+	procs, hosting, err := hostingOn(tx, c)
 	if err != nil {
 		return nil, false, err
 	}
-	hosting := map[*game.Process]bool{}
-	for _, p := range procs {
-		gs, err := hostedSession(tx, p)
-		if err != nil {
-			return nil, false, err
-		}
-		if gs != nil {
-			hosting[p] = true
-			if p.Connected && !force {
-				return nil, false, nil // still has time to end it
-			}
+	for p := range hosting {
+		if p.Connected && !force {
+			return nil, false, nil // still has time to end it
 		}
 	}
 	for _, p := range procs {
@@ -219,6 +211,39 @@ func (s *Service) FinishCompute(tx store.Tx, c *game.Compute, force bool) (ended
 		return nil, false, err
 	}
 	return procs, true, nil
+}
+
+// ComputeSettled reports, inside tx (a read), whether none of c's server
+// processes is connected and hosting a live game session: FinishCompute
+// would end it without force.
+func (s *Service) ComputeSettled(tx store.Tx, c *game.Compute) (bool, error) {
+	_, hosting, err := hostingOn(tx, c)
+	for p := range hosting {
+		if p.Connected {
+			return false, err
+		}
+	}
+	return err == nil, err
+}
+
+// hostingOn returns the server processes of c not yet ended, and those of
+// them hosting a live game session.
+func hostingOn(tx store.Tx, c *game.Compute) ([]*game.Process, map[*game.Process]bool, error) {
+	procs, err := liveProcessesOn(tx, c.FleetID, c.Name)
+	if err != nil {
+		return nil, nil, err
+	}
+	hosting := map[*game.Process]bool{}
+	for _, p := range procs {
+		gs, err := hostedSession(tx, p)
+		if err != nil {
+			return nil, nil, err
+		}
+		if gs != nil {
+			hosting[p] = true
+		}
+	}
+	return procs, hosting, nil
 }
 
 // hostedSession returns the live game session p hosts, or nil.
