@@ -92,10 +92,32 @@ func TestConfigErrors(t *testing.T) {
 		"key without secret": {[]string{"--access-key", "AKID"}, nil, "go together"},
 		"bad log level":      {[]string{"--log-level", "loud"}, nil, "log-level"},
 		"zero unhealthy":     {[]string{"--unhealthy-timeout", "0s"}, nil, "unhealthy-timeout"},
+		"nodes, no cluster":  {[]string{"--kube-watch-nodes"}, nil, "need --kubeconfig or --kube-in-cluster"},
 	} {
 		_, err := configFrom(t, tc.args, tc.env)
 		if err == nil || !strings.Contains(err.Error(), tc.words) {
 			t.Errorf("%s: got %v, want an error containing %q", name, err, tc.words)
+		}
+	}
+}
+
+// TestKubeWatchNodes: --kube-watch-nodes reaches the controller's
+// configuration, off by default.
+func TestKubeWatchNodes(t *testing.T) {
+	kubeconfig := writeFile(t, "kubeconfig", "")
+	for _, c := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"--kubeconfig", kubeconfig}, false},
+		{[]string{"--kubeconfig", kubeconfig, "--kube-watch-nodes"}, true},
+	} {
+		cfg, err := configFrom(t, c.args, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Kube == nil || cfg.Kube.WatchNodes != c.want {
+			t.Errorf("%v: Kube %+v, want WatchNodes %v", c.args, cfg.Kube, c.want)
 		}
 	}
 }

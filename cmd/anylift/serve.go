@@ -65,6 +65,7 @@ func serveFlags(fs *flag.FlagSet) func(logTo io.Writer) (server.Config, error) {
 	kubeInCluster := fs.Bool("kube-in-cluster", false, "run container fleets as pods on the Kubernetes cluster anylift runs in, with its service account")
 	kubeNamespace := fs.String("kube-namespace", "", "namespace of the container fleets' pods (default: the kubeconfig context's, or anylift's own in a cluster, else default)")
 	kubeSDKEndpoint := fs.String("kube-sdk-endpoint", "", "WebSocket URL game servers in the pods reach anylift at (default: --sdk-endpoint)")
+	kubeWatchNodes := fs.Bool("kube-watch-nodes", false, "watch the cluster's nodes (needs list and watch on nodes, a ClusterRole) to recycle the game server container groups of a node cordoned or marked for removal by an autoscaler (INSTANCE_RECYCLED)")
 	allowFaults := fs.Bool("allow-fault-injection", false, "serve InjectFault, ListFaults and ClearFaults, for testing games against failures (docs/fault-injection.md); never in production")
 	return func(logTo io.Writer) (server.Config, error) {
 		creds := map[string]string{}
@@ -110,9 +111,9 @@ func serveFlags(fs *flag.FlagSet) func(logTo io.Writer) (server.Config, error) {
 		case *kubeconfig != "" && *kubeInCluster:
 			return server.Config{}, fmt.Errorf("--kubeconfig and --kube-in-cluster go apart: give one")
 		case *kubeconfig != "" || *kubeInCluster:
-			kube = &server.KubeConfig{Kubeconfig: *kubeconfig, Namespace: *kubeNamespace, SDKEndpoint: *kubeSDKEndpoint}
-		case *kubeNamespace != "" || *kubeSDKEndpoint != "":
-			return server.Config{}, fmt.Errorf("--kube-namespace and --kube-sdk-endpoint need --kubeconfig or --kube-in-cluster")
+			kube = &server.KubeConfig{Kubeconfig: *kubeconfig, Namespace: *kubeNamespace, SDKEndpoint: *kubeSDKEndpoint, WatchNodes: *kubeWatchNodes}
+		case *kubeNamespace != "" || *kubeSDKEndpoint != "" || *kubeWatchNodes:
+			return server.Config{}, fmt.Errorf("--kube-namespace, --kube-sdk-endpoint and --kube-watch-nodes need --kubeconfig or --kube-in-cluster")
 		}
 		return server.Config{
 			Log:       log,

@@ -70,7 +70,15 @@ func run(params sdk.ServerParameters, host string, port int, log *slog.Logger) e
 			log.Info("game session starting", "id", gs.GameSessionID, "max_players", gs.MaximumPlayerSessionCount)
 			return true
 		},
-		OnCreateSessionEnd:  func() { log.Info("game session active") },
+		OnCreateSessionEnd: func() { log.Info("game session active") },
+		OnDestroySessionBegin: func() bool {
+			// The service asked the process to end (onProcessTerminate,
+			// a scale-down say): it says by when.
+			if at, err := proc.GetTerminationTime(); err == nil {
+				log.Info("the service ends this process", "termination_time", at)
+			}
+			return true
+		},
 		OnDestroySessionEnd: func() { close(done) },
 	})
 	if err != nil {

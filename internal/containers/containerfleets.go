@@ -578,8 +578,8 @@ func (s *Service) ContainerComputeRunning(ctx context.Context, fleetID, name, ip
 		if err != nil {
 			return err
 		}
-		if c.Status == game.ComputeActive && c.IPAddress == ip {
-			return nil
+		if (c.Status == game.ComputeActive && c.IPAddress == ip) || c.Status == game.ComputeTerminating {
+			return nil // a group being removed stays so
 		}
 		c.Status, c.IPAddress = game.ComputeActive, ip
 		return tx.UpdateCompute(c)
@@ -663,7 +663,7 @@ type ContainerFleetRun struct {
 	Busy       map[string]bool
 	// Unprotected holds the busy groups a scale-down may remove, when the
 	// fleet has more groups than it wants: every game session they host
-	// is ACTIVE and has no protection (RemoveUnprotectedContainerCompute).
+	// is ACTIVE and has no protection (TerminateContainerGroup).
 	Unprotected map[string]bool
 }
 
@@ -812,18 +812,22 @@ func (s *Service) RemoveIdleContainerCompute(ctx context.Context, fleetID, name 
 	return removed, err
 }
 
-// RemoveUnprotectedContainerCompute deregisters a game server container
-// group that a scale-down removes although it hosts game sessions, which
+// TerminateContainerGroup starts removing a game server container group
+// that a scale-down removes although it hosts game sessions, which
 // GameLift's rules allow when every one of them is ACTIVE without
 // protection (NoProtection). In one transaction it checks that they still
-// are (removed is false otherwise: the group stays), ends them
-// (TERMINATED, INTERRUPTED) with what is left of the group's server
-// processes, and deregisters the group. A compute already gone counts as
-// removed.
-func (s *Service) RemoveUnprotectedContainerCompute(ctx context.Context, fleetID, name string) (removed bool, err error) {
-	var ended []*game.Process
+// are (leaving is false otherwise: the group stays), marks the group
+// TERMINATING with its termination time (TerminationWait from now), and
+// moves its sessions to TERMINATING (INTERRUPTED); after the commit its
+// server processes are sent TerminateProcess with that time, as GameLift
+// calls onProcessTerminate. The group is removed by
+// FinishContainerGroup once they have ended, or at that time. A group
+// already TERMINATING, or gone, counts as leaving.
+func (s *Service) TerminateContainerGroup(ctx context.Context, fleetID, name string) (leaving bool, err error) {
+	var told []*game.Process
+	var at time.Time
 	err = s.update(ctx, func(tx store.Tx) error {
-		removed, ended = false, nil
+		leaving, told = false, nil
 		live, err := tx.LiveGameSessions(fleetID, name)
 		if err != nil {
 			return err
@@ -833,23 +837,122 @@ func (s *Service) RemoveUnprotectedContainerCompute(ctx context.Context, fleetID
 				return nil
 			}
 		}
-		if _, err := tx.GetCompute(fleetID, name); game.IsKind(err, game.NotFound) {
-			removed = true
+		c, err := tx.GetCompute(fleetID, name)
+		if game.IsKind(err, game.NotFound) {
+			leaving = true
 			return nil
 		} else if err != nil {
 			return err
 		}
-		if ended, err = s.ctl.EndCompute(tx, fleetID, name); err != nil {
+		if c.Status == game.ComputeTerminating {
+			leaving = true
+			return nil
+		}
+		at = s.clock().Add(s.cfg.TerminationWait)
+		c.Status, c.TerminationTime = game.ComputeTerminating, at
+		if err := tx.UpdateCompute(c); err != nil {
 			return err
 		}
-		removed = true
+		if told, err = s.ctl.TerminateCompute(tx, fleetID, name); err != nil {
+			return err
+		}
+		leaving = true
 		return nil
 	})
 	if err != nil {
 		return false, err
 	}
+	s.ctl.TellTerminate(told, at)
+	return leaving, nil
+}
+
+// FinishContainerGroup removes a TERMINATING game server container group
+// (TerminateContainerGroup) once its server processes have ended their
+// game sessions (ProcessEnding) or gone (their connections closed), or
+// once its termination time has come, whatever they do: then a process
+// still hosting a session ends with SERVER_PROCESS_FORCE_TERMINATED, as
+// GameLift's does when it has not ended five minutes after
+// onProcessTerminate. The sessions left end TERMINATED (INTERRUPTED) and
+// the group is deregistered; done says whether it was (a group gone
+// counts as done), after which its pod may go.
+func (s *Service) FinishContainerGroup(ctx context.Context, fleetID, name string) (done bool, err error) {
+	// Read first: a group still waiting (the usual answer, asked at
+	// every pass of the controller) costs no write.
+	waiting := false
+	err = s.view(ctx, func(tx store.Tx) error {
+		c, err := tx.GetCompute(fleetID, name)
+		if err != nil || c.Status != game.ComputeTerminating || !s.clock().Before(c.TerminationTime) {
+			return err
+		}
+		settled, err := s.ctl.ComputeSettled(tx, c)
+		waiting = !settled
+		return err
+	})
+	if game.IsKind(err, game.NotFound) {
+		return true, nil
+	}
+	if err != nil || waiting {
+		return false, err
+	}
+	var ended []*game.Process
+	err = s.update(ctx, func(tx store.Tx) error {
+		done, ended = false, nil
+		c, err := tx.GetCompute(fleetID, name)
+		if game.IsKind(err, game.NotFound) {
+			done = true
+			return nil
+		} else if err != nil || c.Status != game.ComputeTerminating {
+			return err
+		}
+		ended, done, err = s.ctl.FinishCompute(tx, c, !s.clock().Before(c.TerminationTime))
+		return err
+	})
+	if err != nil {
+		return false, err
+	}
 	s.ctl.ProcessesEnded(ended)
-	return removed, nil
+	return done, nil
+}
+
+// RecycleContainerGroup recycles a game server container group whose node
+// is being taken out of service ahead of time (cordoned, or marked by an
+// autoscaler for removal), as GameLift recycles an instance at risk of
+// interruption once it has no active game session: the first time, it
+// records INSTANCE_RECYCLED for the group's instance with message and
+// marks the group recycled, so that it takes no new server process; and
+// whenever it hosts no live game session, it deregisters it (removed:
+// its pod may go, and is replaced). A group gone counts as removed; one
+// TERMINATING is left to its end.
+func (s *Service) RecycleContainerGroup(ctx context.Context, fleetID, name, message string) (removed bool, err error) {
+	err = s.update(ctx, func(tx store.Tx) error {
+		removed = false
+		c, err := tx.GetCompute(fleetID, name)
+		if game.IsKind(err, game.NotFound) {
+			removed = true
+			return nil
+		} else if err != nil || c.Status == game.ComputeTerminating {
+			return err
+		}
+		if c.RecycleTime.IsZero() {
+			if err := s.ctl.RecordEvent(tx, fleetID, c.InstanceID, wire.EventCodeInstanceRecycled, message); err != nil {
+				return err
+			}
+			c.RecycleTime = s.clock()
+			if err := tx.UpdateCompute(c); err != nil {
+				return err
+			}
+		}
+		live, err := tx.LiveGameSessions(fleetID, name)
+		if err != nil || len(live) > 0 {
+			return err
+		}
+		if err := s.ctl.RemoveCompute(tx, fleetID, name); err != nil && !game.IsKind(err, game.NotFound) {
+			return err
+		}
+		removed = true
+		return nil
+	})
+	return removed, err
 }
 
 // ContainerGroupStopped records why a game server container group stopped,

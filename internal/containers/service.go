@@ -53,8 +53,28 @@ type Control interface {
 	// returns the processes ended.
 	EndCompute(tx store.Tx, fleetID, name string) ([]*game.Process, error)
 	// ProcessesEnded closes what connections are left of processes
-	// EndCompute ended; called after the change commits.
+	// EndCompute or FinishCompute ended; called after the change commits.
 	ProcessesEnded(ended []*game.Process)
+	// TerminateCompute starts ending a compute's server processes: a
+	// game session one hosts goes TERMINATING (INTERRUPTED) until its
+	// process ends, a process hosting none ends at once. It returns the
+	// processes to tell (TellTerminate, after the change commits).
+	TerminateCompute(tx store.Tx, fleetID, name string) ([]*game.Process, error)
+	// TellTerminate sends each process TerminateProcess with its
+	// termination time at (onProcessTerminate); no more than a try: a
+	// process away now is told again when it reconnects.
+	TellTerminate(procs []*game.Process, at time.Time)
+	// FinishCompute ends a terminating compute c once none of its server
+	// processes is connected and hosting a live game session, or at once
+	// when force says its time is up: a process still hosting one then
+	// ends with SERVER_PROCESS_FORCE_TERMINATED, one gone without
+	// ProcessEnding with SERVER_PROCESS_CRASHED, and their sessions with
+	// them (TERMINATED); c is deregistered. done says whether it was; it
+	// returns the processes ended (ProcessesEnded).
+	FinishCompute(tx store.Tx, c *game.Compute, force bool) (ended []*game.Process, done bool, err error)
+	// ComputeSettled reports, reading inside tx, whether FinishCompute
+	// would end terminating compute c without force.
+	ComputeSettled(tx store.Tx, c *game.Compute) (bool, error)
 	// NewComputeToken mints a compute auth token: the secret, and the
 	// hash it is stored under.
 	NewComputeToken() (secret, hash string)
@@ -71,6 +91,11 @@ type Config struct {
 	// its fleet needing fewer instances before it lowers the desired
 	// capacity, and how long after its last change (5 min; scaler.go).
 	ScaleDownDelay time.Duration
+	// TerminationWait is how long a game server container group that a
+	// scale-down removes while it hosts game sessions gives its server
+	// processes, from onProcessTerminate, to end them (ProcessEnding)
+	// before it is stopped regardless: 5 minutes, as GameLift gives.
+	TerminationWait time.Duration
 }
 
 // Service implements the container fleet, container group definition and
@@ -92,6 +117,9 @@ func New(st store.Store, ctl Control, cfg Config, now func() time.Time, log *slo
 	if cfg.ScaleDownDelay == 0 {
 		cfg.ScaleDownDelay = defaultScaleDownDelay
 	}
+	if cfg.TerminationWait == 0 {
+		cfg.TerminationWait = DefaultTerminationWait
+	}
 	if now == nil {
 		now = time.Now
 	}
@@ -100,6 +128,10 @@ func New(st store.Store, ctl Control, cfg Config, now func() time.Time, log *slo
 	}
 	return &Service{store: st, ctl: ctl, cfg: cfg, now: now, log: log, scaler: newScaler()}
 }
+
+// DefaultTerminationWait is Config.TerminationWait's default: GameLift
+// waits five minutes for ProcessEnding after onProcessTerminate.
+const DefaultTerminationWait = 5 * time.Minute
 
 // tick is how often the scaler looks at every scaled fleet: control's
 // tick.

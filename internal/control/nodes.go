@@ -298,16 +298,23 @@ func (s *Service) pruneHoldings(ctx context.Context) error {
 // connection or a reconnect): what was pushed to it while it was away,
 // or on a node that died, is sent again from the store. A game session
 // still ACTIVATING gets its CreateGameSession again (ActivateGameSession
-// is idempotent); one TERMINATING gets TerminateProcess again.
+// is idempotent); one TERMINATING gets TerminateProcess again, with its
+// compute's termination time when the compute is being removed.
 func (s *Service) ProcessResumed(ctx context.Context, ref ProcessRef) error {
 	var gs *game.GameSession
+	var at time.Time // when the compute is to stop, if it is
 	err := s.view(ctx, func(tx store.Tx) error {
 		p, err := tx.GetProcess(ref.FleetID, ref.ComputeName, ref.PID)
 		if err != nil || p.GameSessionID == "" || p.Status != game.ProcessActive || p.AwaitingHeartbeat {
 			return err // AwaitingHeartbeat: its first heartbeat pushes the start
 		}
-		gs, err = tx.GetGameSession(p.GameSessionID)
-		return err
+		if gs, err = tx.GetGameSession(p.GameSessionID); err != nil || gs.Status != game.SessionTerminating {
+			return err
+		}
+		if c, err := tx.GetCompute(ref.FleetID, ref.ComputeName); err == nil && c.Status == game.ComputeTerminating {
+			at = c.TerminationTime
+		}
+		return nil
 	})
 	if err != nil || gs == nil {
 		return err
@@ -318,7 +325,10 @@ func (s *Service) ProcessResumed(ctx context.Context, ref ProcessRef) error {
 			s.push(ref, startMessage(gs))
 		}
 	case game.SessionTerminating:
-		s.push(ref, &sdkwire.TerminateProcess{TerminationTime: s.clock().UnixMilli()})
+		if at.IsZero() {
+			at = s.clock()
+		}
+		s.push(ref, &sdkwire.TerminateProcess{TerminationTime: at.UnixMilli()})
 	}
 	return nil
 }

@@ -58,6 +58,11 @@ func (s *Service) ProcessConnected(ctx context.Context, ref ProcessRef, c Connec
 			return err
 		}
 		p, err := tx.GetProcess(ref.FleetID, ref.ComputeName, ref.PID)
+		if game.IsKind(err, game.NotFound) && compute.Leaving() {
+			// A container restarted in a group being removed or
+			// recycled: nothing is to be placed on it.
+			return game.Errorf(game.InvalidRequest, "compute %s is being removed and takes no new server process", ref.ComputeName)
+		}
 		if game.IsKind(err, game.NotFound) {
 			p = &game.Process{FleetID: ref.FleetID, ComputeName: ref.ComputeName, PID: ref.PID, Location: compute.Location,
 				Status: game.ProcessConnected, Healthy: true, CreationTime: now, LastHealthy: now}

@@ -90,6 +90,21 @@ type Compute struct {
 	// Ports maps a game server container group's container ports to the
 	// connection ports players reach them at.
 	Ports []PortMapping `json:",omitempty"`
+	// TerminationTime is when a TERMINATING game server container group
+	// is stopped whatever its server processes do: the time they were
+	// told in TerminateProcess.
+	TerminationTime time.Time `json:",omitzero"`
+	// RecycleTime is when a game server container group was found on a
+	// node being taken out of service (INSTANCE_RECYCLED): it takes no
+	// new server process, and goes once it hosts no game session.
+	RecycleTime time.Time `json:",omitzero"`
+}
+
+// Leaving reports whether a compute is on its way out (a game server
+// container group TERMINATING or recycled): it takes no new server
+// process.
+func (c *Compute) Leaving() bool {
+	return c.Status == ComputeTerminating || !c.RecycleTime.IsZero()
 }
 
 // PortMapping is a container port and the connection port it is reached

@@ -18,7 +18,11 @@
 // and whenever a pod of a fleet changes; it creates the missing groups,
 // removes surplus ones that host no game session first, and then busy ones
 // only when every session they host is ACTIVE without protection
-// (GameLift's NoProtection), replaces idle groups of an older definition
+// (GameLift's NoProtection), telling their server processes first and
+// deleting the pod once they have ended or their 5 minutes are up
+// (containers.Service.TerminateContainerGroup, FinishContainerGroup),
+// recycles the groups of nodes taken out of service when it watches nodes
+// (recycle.go), replaces idle groups of an older definition
 // version, replaces pods that failed or that the cluster takes away (a
 // node lost, shut down, drained or short of memory: the fleet event
 // GameLift records for each, see cause), and deregisters groups whose pod
@@ -123,7 +127,14 @@ type Config struct {
 	// --fleet-ownership; RunOwned). Nil: the controller acts for every
 	// fleet, and runs on one node at a time (RunElected).
 	Owners Owners
-	Log    *slog.Logger
+	// WatchNodes has the controller watch the cluster's nodes (list and
+	// watch nodes: a ClusterRole), to recycle the game server container
+	// groups of a node being taken out of service ahead of time, cordoned
+	// or marked by an autoscaler (INSTANCE_RECYCLED; recycle.go). Without
+	// it the controller needs no right outside its namespace, and hears
+	// of such a node only when its pods are evicted.
+	WatchNodes bool
+	Log        *slog.Logger
 }
 
 // Owners is what the controller asks of the node's view of fleet
@@ -141,6 +152,7 @@ type Controller struct {
 	cfg     Config
 	pods    corelisters.PodNamespaceLister
 	configs corelisters.ConfigMapNamespaceLister
+	nodes   corelisters.NodeLister // nil without WatchNodes
 	kick    chan struct{}
 	// elected: this node holds the Lease (RunOwned).
 	elected atomic.Bool
@@ -208,19 +220,34 @@ func (c *Controller) Run(ctx context.Context) error {
 	}
 	c.pods = corelisters.NewPodLister(podInf.GetIndexer()).Pods(c.cfg.Namespace)
 	c.configs = corelisters.NewConfigMapLister(cmInf.GetIndexer()).ConfigMaps(c.cfg.Namespace)
+	informers := []cache.SharedIndexInformer{podInf, cmInf}
+	if c.cfg.WatchNodes {
+		nodeInf := cache.NewSharedIndexInformer(cache.NewFilteredListWatchFromClient(rc, "nodes", metav1.NamespaceAll, func(*metav1.ListOptions) {}),
+			&corev1.Node{}, 0, cache.Indexers{})
+		if _, err := nodeInf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc:    func(obj any) { c.nodeSeen(nil, obj) },
+			UpdateFunc: func(old, obj any) { c.nodeSeen(old, obj) },
+		}); err != nil {
+			return err
+		}
+		c.nodes = corelisters.NewNodeLister(nodeInf.GetIndexer())
+		informers = append(informers, nodeInf)
+	}
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	for _, inf := range []cache.SharedIndexInformer{podInf, cmInf} {
+	synced := make([]cache.InformerSynced, len(informers))
+	for i, inf := range informers {
+		synced[i] = inf.HasSynced
 		wg.Add(1)
 		go func() { defer wg.Done(); inf.RunWithContext(ctx) }()
 	}
-	if !cache.WaitForCacheSync(ctx.Done(), podInf.HasSynced, cmInf.HasSynced) {
+	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
 		if ctx.Err() != nil {
 			return nil
 		}
-		return fmt.Errorf("kube: the caches of pods and config maps did not sync")
+		return fmt.Errorf("kube: the caches of pods, config maps and nodes did not sync")
 	}
 	c.cfg.Log.Info("container fleet controller running", "namespace", c.cfg.Namespace)
 	tick := time.NewTicker(c.cfg.Interval)
@@ -375,7 +402,7 @@ func (c *Controller) reconcileFleet(ctx context.Context, r *containers.Container
 		return err
 	}
 	version := strconv.Itoa(r.GameServer.Version)
-	var live []group
+	var live, leaving []group
 	podNames := map[string]bool{}
 	c.mu.Lock()
 	pending := map[string]expectation{}
@@ -432,6 +459,13 @@ func (c *Controller) reconcileFleet(ctx context.Context, r *containers.Container
 		g := group{pod: p, outdated: p.Labels[LabelGroupVersion] != version || p.Labels[LabelGroup] != r.GameServer.Name}
 		g.instance, _ = strconv.Atoi(p.Labels[LabelInstance])
 		g.slot, _ = strconv.Atoi(p.Labels[LabelSlot])
+		if r.Computes[p.Name].Status == game.ComputeTerminating {
+			// Removed by a scale-down while it hosts game sessions:
+			// its processes were told to end; it keeps its place,
+			// and counts no more, until they have.
+			leaving = append(leaving, g)
+			continue
+		}
 		live = append(live, g)
 		if err := c.reportRunning(ctx, f.ID, p); err != nil {
 			errs = append(errs, err)
@@ -439,6 +473,9 @@ func (c *Controller) reconcileFleet(ctx context.Context, r *containers.Container
 	}
 	// Groups created and not seen yet count as live, in their places.
 	taken := map[[2]int]bool{}
+	for _, g := range leaving {
+		taken[[2]int{g.instance, g.slot}] = true
+	}
 	pendingCount := 0
 	for name, e := range pending {
 		if e.created && !podNames[name] {
@@ -474,6 +511,11 @@ func (c *Controller) reconcileFleet(ctx context.Context, r *containers.Container
 		}
 		errs = append(errs, c.cfg.Service.RemoveContainerCompute(ctx, f.ID, name), c.deleteSecret(ctx, name))
 	}
+
+	// Groups on a node being taken out of service: recycled, the idle
+	// ones at once (replaced below), the busy ones once idle.
+	live, recycled := c.recycle(ctx, r, live)
+	errs = append(errs, recycled...)
 
 	want := 0
 	for _, cp := range f.Capacity {
@@ -518,29 +560,38 @@ func (c *Controller) reconcileFleet(ctx context.Context, r *containers.Container
 		}
 		keep = busy
 	}
+	// An idle group goes at once; a busy one is told to end first
+	// (TerminateContainerGroup), its pod removed once its processes have
+	// ended or their time is up (finish, below, at a later pass).
 	removed := make([]bool, len(doomed))
 	errs = append(errs, c.parallel(len(doomed), func(i int) error {
 		name := doomed[i].pod.Name
-		remove := c.cfg.Service.RemoveIdleContainerCompute
 		if i >= idle {
-			remove = c.cfg.Service.RemoveUnprotectedContainerCompute
+			ok, err := c.cfg.Service.TerminateContainerGroup(ctx, f.ID, name)
+			if err == nil && ok {
+				removed[i] = true
+				c.cfg.Log.Info("scale-down is removing a game server container group hosting unprotected game sessions: its server processes are told to end",
+					"fleet", f.ID, "group", name)
+			}
+			return err // not ok: protected (or activating) since, it stays
 		}
-		ok, err := remove(ctx, f.ID, name)
+		ok, err := c.cfg.Service.RemoveIdleContainerCompute(ctx, f.ID, name)
 		if err != nil || !ok {
-			return err // busy (or protected) since: it stays
+			return err // busy since: it stays
 		}
 		removed[i] = true
-		if i >= idle {
-			c.cfg.Log.Info("scale-down removed a game server container group hosting unprotected game sessions", "fleet", f.ID, "group", name)
-		}
 		return c.removePod(ctx, name)
 	})...)
 	for i, g := range doomed {
-		if !removed[i] {
+		switch {
+		case !removed[i]:
 			keep = append(keep, g)
 			have++
+		case i >= idle:
+			taken[[2]int{g.instance, g.slot}] = true // leaving
 		}
 	}
+	errs = append(errs, c.parallel(len(leaving), func(i int) error { return c.finish(ctx, f.ID, leaving[i].pod.Name) })...)
 
 	// Then the missing groups, in the free (instance, slot) places from
 	// the lowest.
@@ -559,6 +610,17 @@ func (c *Controller) reconcileFleet(ctx context.Context, r *containers.Container
 		return c.createGroup(ctx, r, owner, places[i][0], places[i][1])
 	})...)
 	return errors.Join(errs...)
+}
+
+// finish removes the pod of a group being removed (TERMINATING) once
+// Anylift has let it go: its server processes ended, or their time up.
+func (c *Controller) finish(ctx context.Context, fleetID, name string) error {
+	done, err := c.cfg.Service.FinishContainerGroup(ctx, fleetID, name)
+	if err != nil || !done {
+		return err
+	}
+	c.cfg.Log.Info("a game server container group removed by a scale-down has ended", "fleet", fleetID, "group", name)
+	return c.removePod(ctx, name)
 }
 
 // parallel runs fn(0..n-1) on at most Workers goroutines and returns the

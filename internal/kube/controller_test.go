@@ -55,13 +55,21 @@ type world struct {
 }
 
 func newWorld(t testing.TB, cluster *kubetest.Cluster, opts ...apitest.Option) *world {
+	return newWorldWith(t, cluster, func(*kube.Config) {}, opts...)
+}
+
+// newWorldWith is newWorld with the controller's configuration changed by
+// configure.
+func newWorldWith(t testing.TB, cluster *kubetest.Cluster, configure func(*kube.Config), opts ...apitest.Option) *world {
 	w := &world{t: t, cluster: cluster, ns: cluster.Namespace(t)}
 	w.api = apitest.Start(t, opts...)
 	w.gl = w.api.Client()
 	w.kubelet = startKubelet(t, cluster.Client, w.ns, chatBin)
 	ctx, cancel := context.WithCancel(context.Background())
-	ctl := kube.New(kube.Config{Client: cluster.Client, Namespace: w.ns, Service: w.api.Server.Containers(),
-		SDKEndpoint: w.api.Server.SDKEndpoint(), Interval: 100 * time.Millisecond})
+	cfg := kube.Config{Client: cluster.Client, Namespace: w.ns, Service: w.api.Server.Containers(),
+		SDKEndpoint: w.api.Server.SDKEndpoint(), Interval: 100 * time.Millisecond}
+	configure(&cfg)
+	ctl := kube.New(cfg)
 	done := make(chan error, 1)
 	go func() { done <- ctl.Run(ctx) }()
 	t.Cleanup(func() {

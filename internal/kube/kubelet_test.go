@@ -144,6 +144,17 @@ func (k *kubelet) lose(node string) {
 	k.gen[n]++
 }
 
+// moveOff sends the pods of node's instance to another node from now on,
+// as a scheduler does once the node is cordoned; the node's kubelet goes
+// on.
+func (k *kubelet) moveOff(node string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	var n int
+	fmt.Sscanf(node, "node-%d", &n)
+	k.gen[n]++
+}
+
 func (k *kubelet) handle(ctx context.Context, p *corev1.Pod) {
 	k.check(ctx, p.Name, k.step(ctx, p))
 }
@@ -195,9 +206,9 @@ func (k *kubelet) step(ctx context.Context, p *corev1.Pod) error {
 		return nil
 	}
 	go func() {
-		if err := k.start(ctx, p, fp); err != nil && ctx.Err() == nil && !apierrors.IsNotFound(err) {
-			k.t.Errorf("kubelet, pod %s: %v", p.Name, err)
-		}
+		// A conflict: a restart's report (the program exited at once,
+		// its port taken, say) came first; the later report stands.
+		k.check(ctx, p.Name, k.start(ctx, p, fp))
 	}()
 	return nil
 }
@@ -325,12 +336,41 @@ func (k *kubelet) stop(name string) {
 		return
 	}
 	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Process.Signal(syscall.SIGCONT) // one stopped (signal) takes it now
 	select {
 	case <-exited:
 	case <-time.After(10 * time.Second):
 		cmd.Process.Kill()
 		<-exited
 	}
+}
+
+// signal sends the program of a pod sig (SIGSTOP: a game server that
+// answers nothing and keeps its connections; SIGKILL: one that dies).
+func (k *kubelet) signal(name string, sig syscall.Signal) {
+	k.mu.Lock()
+	fp := k.pods[name]
+	var cmd *exec.Cmd
+	if fp != nil {
+		cmd = fp.cmd
+	}
+	k.mu.Unlock()
+	if cmd == nil {
+		k.t.Fatalf("kubelet: pod %s runs no program", name)
+	}
+	if err := cmd.Process.Signal(sig); err != nil {
+		k.t.Fatalf("kubelet: signal %v to pod %s: %v", sig, name, err)
+	}
+}
+
+// output is what the programs of a pod have written.
+func (k *kubelet) output(name string) string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if fp := k.pods[name]; fp != nil {
+		return fp.out.String()
+	}
+	return ""
 }
 
 // running counts the pods whose program runs now.

@@ -25,6 +25,9 @@ type KubeConfig struct {
 	// SDKEndpoint is the WebSocket URL game servers in the pods reach the
 	// process endpoint at; empty: the server's SDK endpoint.
 	SDKEndpoint string
+	// WatchNodes has the controller watch the cluster's nodes, to recycle
+	// the groups of a node taken out of service (kube.Config.WatchNodes).
+	WatchNodes bool
 }
 
 // inClusterNamespace is where a pod's service account says its namespace
@@ -87,7 +90,7 @@ func (s *Server) runKube(ctx context.Context, kc *kubeClient) {
 		endpoint = s.SDKEndpoint()
 	}
 	cfg := kube.Config{Client: kc.cs, Namespace: kc.namespace, Service: s.cs, SDKEndpoint: endpoint,
-		Log: s.cfg.Log.With("component", "kube")}
+		WatchNodes: s.cfg.Kube.WatchNodes, Log: s.cfg.Log.With("component", "kube")}
 	run := (*kube.Controller).RunElected
 	if s.owners != nil {
 		cfg.Owners = s.owners
