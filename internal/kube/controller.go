@@ -485,17 +485,23 @@ func (c *Controller) reconcileFleet(ctx context.Context, r *containers.Container
 	}
 	// Computes whose pod is gone: deregistered (their sessions end), with
 	// the event its last state calls for, their Secret deleted.
+	onServer, err := c.stillOnServer(ctx, f.ID, r, podNames, pending, gone, wasMissing)
+	if err != nil {
+		return errors.Join(append(errs, err)...)
+	}
 	for name := range r.Computes {
 		if _, ok := pending[name]; podNames[name] || ok {
 			continue
 		}
 		p := gone[name]
-		if p == nil && !wasMissing[name] {
+		if p == nil && (!wasMissing[name] || onServer[name]) {
 			// Perhaps a deletion not reported yet, or a pod made by
 			// this fleet's previous owner (fleet ownership) that this
 			// node's watch has not shown yet: the group keeps its place
 			// until the next reconciliation, so that it is not made
-			// twice.
+			// twice. Missing twice, it is looked for on the API server
+			// itself (stillOnServer): a watch that lags behind does not
+			// make a group be taken for gone.
 			missing[name] = true
 			if i, s, ok := placeOf(f.ID, name); ok {
 				taken[[2]int{i, s}] = true
@@ -621,6 +627,38 @@ func (c *Controller) finish(ctx context.Context, fleetID, name string) error {
 	}
 	c.cfg.Log.Info("a game server container group removed by a scale-down has ended", "fleet", fleetID, "group", name)
 	return c.removePod(ctx, name)
+}
+
+// stillOnServer returns, of the fleet's groups that the last
+// reconciliation already found without a pod and without a deletion seen
+// and this one finds so again, those whose pod the API server still has:
+// one list of the fleet's pods, asked of the server rather than the
+// watch's cache, and only when there are such groups.
+func (c *Controller) stillOnServer(ctx context.Context, fleetID string, r *containers.ContainerFleetRun, podNames map[string]bool,
+	pending map[string]expectation, gone map[string]*corev1.Pod, wasMissing map[string]bool) (map[string]bool, error) {
+	ask := false
+	for name := range r.Computes {
+		if _, ok := pending[name]; !ok && !podNames[name] && gone[name] == nil && wasMissing[name] {
+			ask = true
+			break
+		}
+	}
+	if !ask {
+		return nil, nil
+	}
+	ctx, cancel := c.call(ctx)
+	defer cancel()
+	list, err := c.cfg.Client.CoreV1().Pods(c.cfg.Namespace).List(ctx, metav1.ListOptions{LabelSelector: LabelFleet + "=" + fleetID})
+	if err != nil {
+		return nil, fmt.Errorf("listing the pods of groups the watch has not shown: %w", err)
+	}
+	out := map[string]bool{}
+	for _, p := range list.Items {
+		if p.DeletionTimestamp == nil {
+			out[p.Name] = true
+		}
+	}
+	return out, nil
 }
 
 // parallel runs fn(0..n-1) on at most Workers goroutines and returns the
