@@ -56,7 +56,8 @@ func serveFlags(fs *flag.FlagSet) func(logTo io.Writer) (server.Config, error) {
 	nodeID := fs.String("node-id", "", "this node's id in the store (default: random at each start)")
 	nodeTTL := fs.Duration("node-ttl", 10*time.Second, "how old a node's heartbeat must be for other nodes to treat it as dead")
 	drainTimeout := fs.Duration("drain-timeout", 10*time.Second, "how long a stopping node waits for its processes to move to other nodes")
-	fleetOwnership := fs.Bool("fleet-ownership", false, "several nodes: each fleet is owned by one node, which alone writes it (being built; docs/several-nodes.md)")
+	fleetOwnership := fs.Bool("fleet-ownership", false, "several nodes: each fleet is owned by one node, which alone writes it; "+
+		"on by default on PostgreSQL with --node-listen; =false: every node writes every fleet, and ownership is off on every node while this one is live (docs/several-nodes.md)")
 	ev := eventFlags(fs)
 	player := playerFlags(fs)
 	metricsRetention := fs.Duration("metrics-retention", 14*24*time.Hour, "how long the per-minute metric history behind the console's graphs is kept")
@@ -105,6 +106,13 @@ func serveFlags(fs *flag.FlagSet) func(logTo io.Writer) (server.Config, error) {
 		if err != nil {
 			return server.Config{}, err
 		}
+		ownership := server.OwnershipDefault
+		if flagSet(fs, "fleet-ownership") {
+			ownership = server.OwnershipOff
+			if *fleetOwnership {
+				ownership = server.OwnershipOn
+			}
+		}
 		var kube *server.KubeConfig
 		switch {
 		case *kubeconfig != "" && *kubeInCluster:
@@ -134,7 +142,7 @@ func serveFlags(fs *flag.FlagSet) func(logTo io.Writer) (server.Config, error) {
 			PlayerListen:         playerListen,
 			Player:               playerCfg,
 			NodeListen:           *nodeListen, NodeAdvertise: *nodeAdvertise, NodeSecret: *nodeSecret, NodeID: *nodeID,
-			NodeTTL: *nodeTTL, DrainTimeout: *drainTimeout, FleetOwnership: *fleetOwnership,
+			NodeTTL: *nodeTTL, DrainTimeout: *drainTimeout, FleetOwnership: ownership,
 			Limits:              lim,
 			AllowFaultInjection: *allowFaults,
 			Kube:                kube,
