@@ -72,7 +72,7 @@ func nodesBenchEnv(b *testing.B, dsn string, n int) (*queueEnv, []*client) {
 				// The shared mode: every node writes every fleet
 				// (BenchmarkQueuePlacementOwned measures ownership).
 				FleetOwnership: server.OwnershipOff,
-				Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+				Log:            slog.New(slog.NewTextHandler(io.Discard, nil)),
 			})
 			if err != nil {
 				b.Fatal(err)
