@@ -34,8 +34,8 @@ const (
 	OwnershipOff
 )
 
-// ownsFleets reports whether the node is to take part in fleet ownership.
-func (c Config) ownsFleets() bool {
+// OwnsFleets reports whether a node of c is to take part in fleet ownership.
+func (c Config) OwnsFleets() bool {
 	if !onPostgres(c) {
 		return false
 	}
@@ -76,7 +76,7 @@ func (s *Server) startOwnership() error {
 	if !ok || db.Dialect() != "postgres" {
 		return nil
 	}
-	if !s.cfg.ownsFleets() {
+	if !s.cfg.OwnsFleets() {
 		s.cfg.Log.Info("fleet ownership off", "why", s.cfg.ownershipWhy())
 		return nil
 	}

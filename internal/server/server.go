@@ -225,7 +225,7 @@ func openStore(ctx context.Context, cfg Config) (store.Store, error) {
 		if err != nil {
 			return nil, err
 		}
-		if cfg.ownsFleets() {
+		if cfg.OwnsFleets() {
 			// The node is the only writer of the fleets it owns: its
 			// writes are committed in groups, as on SQLite.
 			db.EnableGroupCommit()
