@@ -32,6 +32,7 @@ func seatsThroughTwoNodes(t *testing.T, opts ...apitest.Option) {
 	b := apitest.Start(t, append([]apitest.Option{apitest.WithPostgres(dsn), withNodeListen(secret)}, opts...)...)
 	const fleet, loc, seats = "fleet-11111111-2222-3333-4444-555555555555", "custom-seats", 8
 	acct := model.Account{Region: apitest.Region, ID: "123456789012"}
+	seeder := a // the node whose store writes the sessions: with ownership, the fleet's owner
 	session := func(id string) string {
 		gs := &model.GameSession{
 			ID: acct.GameSessionARN(fleet, loc, id), IDString: id, FleetID: fleet, FleetARN: acct.FleetARN(fleet),
@@ -39,7 +40,7 @@ func seatsThroughTwoNodes(t *testing.T, opts ...apitest.Option) {
 			MaximumPlayerSessionCount: seats, Status: model.SessionActive,
 			PlayerSessionCreationPolicy: model.AcceptAll, ProtectionPolicy: model.NoProtection, IPAddress: "192.0.2.10", Port: 7777,
 		}
-		if err := a.Server.Store().Update(context.Background(), func(tx store.Tx) error { return tx.InsertGameSession(gs) }); err != nil {
+		if err := seeder.Server.Store().Update(context.Background(), func(tx store.Tx) error { return tx.InsertGameSession(gs) }); err != nil {
 			t.Fatal(err)
 		}
 		return gs.ID
@@ -72,6 +73,10 @@ func seatsThroughTwoNodes(t *testing.T, opts ...apitest.Option) {
 			oa, ob := owner(a), owner(b)
 			return oa != "" && oa == ob, fmt.Sprintf("a says %q, b says %q", oa, ob)
 		})
+		if _, held := b.Server.Owners().Held(fleet); held {
+			seeder = b // the store refuses the other node's writes of the fleet
+		}
+		t.Logf("the fleet is owned by %s, the node of the %s client", owner(a), map[bool]string{true: "first", false: "second"}[seeder == a])
 	}
 	clients := []*gamelift.Client{a.Client(), b.Client()}
 
