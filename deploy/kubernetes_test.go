@@ -46,6 +46,7 @@ import (
 	"github.com/anylift/anylift/internal/kube"
 	"github.com/anylift/anylift/internal/kubetest"
 	"github.com/anylift/anylift/internal/server"
+	"github.com/anylift/anylift/internal/storetestenv"
 )
 
 // manifests are the objects of deploy/kubernetes, file by file in name
@@ -195,7 +196,8 @@ const serviceAccount = "system:serviceaccount:anylift:anylift"
 // validation, and creates a pod from the Deployment's template as its
 // ReplicaSet would, in a namespace that enforces the restricted Pod
 // Security Standard. Then it runs Anylift's controller as the nodes run it
-// (anylift serve given the cluster), authenticated with a token of the
+// (anylift serve given the cluster; on PostgreSQL with a node listener,
+// owning its fleets, when the tests have PostgreSQL), authenticated with a token of the
 // manifests' service account, through a container fleet's life: every
 // call it makes is allowed, every right the Role gives is used, and what
 // lies outside them is refused. The API server enforces owner reference
@@ -302,7 +304,19 @@ func TestKubernetesManifestsOnAPIServer(t *testing.T) {
 	if err := clientcmd.WriteToFile(*kc, kubeconfig); err != nil {
 		t.Fatal(err)
 	}
-	node := apitest.Start(t, func(c *server.Config) { c.Kube = &server.KubeConfig{Kubeconfig: kubeconfig} })
+	// As the manifests run it: on PostgreSQL with a node listener, which
+	// makes the node own its fleets (the default), when the tests have
+	// PostgreSQL; on SQLite otherwise.
+	opts := []apitest.Option{func(c *server.Config) { c.Kube = &server.KubeConfig{Kubeconfig: kubeconfig} }}
+	if dsn := storetestenv.PostgresDSN(t); dsn != "" {
+		opts = append(opts, apitest.WithPostgres(storetestenv.FreshSchema(t, dsn)), func(c *server.Config) {
+			c.NodeListen, c.NodeSecret = "127.0.0.1:0", "0123456789abcdef0123"
+		})
+	}
+	node := apitest.Start(t, opts...)
+	if node.Config.Store != "" && node.Server.Owners() == nil {
+		t.Fatal("a node on PostgreSQL with a node listener, as the manifests run it, does not own fleets")
+	}
 	gl := node.Client()
 	fleet := containerFleet(t, gl)
 	pods := func() int {

@@ -250,3 +250,28 @@ func TestServeInsecureAnyCredentialsWarns(t *testing.T) {
 		t.Errorf("no loud warning in the log:\n%s", log)
 	}
 }
+
+// --fleet-ownership not given leaves the choice to the server (on with
+// PostgreSQL and --node-listen); given, from the command line, the
+// environment or the file, it is asked for or refused.
+func TestFleetOwnershipFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		env  map[string]string
+		want server.Ownership
+	}{
+		{nil, nil, server.OwnershipDefault},
+		{[]string{"--node-listen", "127.0.0.1:0"}, nil, server.OwnershipDefault},
+		{[]string{"--fleet-ownership"}, nil, server.OwnershipOn},
+		{[]string{"--fleet-ownership=true"}, nil, server.OwnershipOn},
+		{[]string{"--fleet-ownership=false"}, nil, server.OwnershipOff},
+		{nil, map[string]string{"ANYLIFT_FLEET_OWNERSHIP": "false"}, server.OwnershipOff},
+		{nil, map[string]string{"ANYLIFT_CONFIG": writeFile(t, "own.json", `{"fleet-ownership": false}`)}, server.OwnershipOff},
+		{[]string{"--fleet-ownership"}, map[string]string{"ANYLIFT_FLEET_OWNERSHIP": "false"}, server.OwnershipOn},
+	} {
+		cfg, err := configFrom(t, tc.args, tc.env)
+		if err != nil || cfg.FleetOwnership != tc.want {
+			t.Errorf("%v %v: FleetOwnership %v (%v), want %v", tc.args, tc.env, cfg.FleetOwnership, err, tc.want)
+		}
+	}
+}

@@ -17,8 +17,8 @@ import (
 // TestKubernetesManifestRunsServe: the Deployment of deploy/kubernetes
 // runs "anylift serve" with flags and ANYLIFT_* variables that serve
 // knows, and they make the configuration the manifests mean: several
-// nodes on PostgreSQL advertising their pod's address, the controller in
-// the cluster. The command line is the container's as the kubelet gives
+// nodes on PostgreSQL advertising their pod's address, owning fleets (by
+// default), the controller in the cluster. The command line is the container's as the kubelet gives
 // it: $(POD_IP) expanded from the environment, Secrets' values in place,
 // the image's own environment beneath (deploy/kubernetes_test.go puts the
 // manifests on a real API server).
@@ -67,6 +67,9 @@ func TestKubernetesManifestRunsServe(t *testing.T) {
 		cfg.NodeAdvertise != "10.1.2.3:9880" || cfg.Listen != "0.0.0.0:9870" || cfg.CredentialsFile != "/etc/anylift/credentials" {
 		t.Errorf("store %q, node secret %q, node listen %q advertise %q, listen %q, credentials %q", cfg.Store, cfg.NodeSecret,
 			cfg.NodeListen, cfg.NodeAdvertise, cfg.Listen, cfg.CredentialsFile)
+	}
+	if !cfg.OwnsFleets() {
+		t.Errorf("the nodes do not own fleets (--fleet-ownership: %v)", cfg.FleetOwnership)
 	}
 	if k := cfg.Kube; k == nil || k.Kubeconfig != "" || k.Namespace != "anylift-fleets" || k.SDKEndpoint != "ws://anylift.anylift.svc:9870" {
 		t.Errorf("container fleets: %+v, want in cluster, in anylift-fleets", k)

@@ -50,13 +50,15 @@ func serveFlags(fs *flag.FlagSet) func(logTo io.Writer) (server.Config, error) {
 	syncMode := fs.String("sqlite-synchronous", "FULL", "SQLite synchronous mode: FULL or NORMAL")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	logFormat := fs.String("log-format", "text", "text (key=value lines) or json (one object per line, for log collectors)")
-	nodeListen := fs.String("node-listen", "", "address of the internal listener other nodes forward pushes to (several nodes on one PostgreSQL; empty: none)")
+	nodeListen := fs.String("node-listen", "", "address of the internal listener other nodes forward pushes and relay calls to (several nodes on one PostgreSQL, each then owning a share of the fleets; empty: none, one node alone)")
 	nodeAdvertise := fs.String("node-advertise", "", "host:port other nodes reach --node-listen at (default: --node-listen's address)")
 	nodeSecret := fs.String("node-secret", "", "secret shared by every node, signing forwarded pushes (at least 16 characters; prefer ANYLIFT_NODE_SECRET)")
 	nodeID := fs.String("node-id", "", "this node's id in the store (default: random at each start)")
 	nodeTTL := fs.Duration("node-ttl", 10*time.Second, "how old a node's heartbeat must be for other nodes to treat it as dead")
 	drainTimeout := fs.Duration("drain-timeout", 10*time.Second, "how long a stopping node waits for its processes to move to other nodes")
-	fleetOwnership := fs.Bool("fleet-ownership", false, "several nodes: each fleet is owned by one node, which alone writes it (being built; docs/several-nodes.md)")
+	fleetOwnership := fs.Bool("fleet-ownership", false, "several nodes: each fleet is owned by one node, which alone writes it and holds it in memory "+
+		"(default: on with a postgres:// --store and --node-listen, off without --node-listen; on SQLite no meaning); "+
+		"=false: the shared mode, every node writing every fleet, and ownership off on every node while this one is live (docs/several-nodes.md)")
 	ev := eventFlags(fs)
 	player := playerFlags(fs)
 	metricsRetention := fs.Duration("metrics-retention", 14*24*time.Hour, "how long the per-minute metric history behind the console's graphs is kept")
@@ -106,6 +108,13 @@ func serveFlags(fs *flag.FlagSet) func(logTo io.Writer) (server.Config, error) {
 		if err != nil {
 			return server.Config{}, err
 		}
+		ownership := server.OwnershipDefault
+		if flagSet(fs, "fleet-ownership") {
+			ownership = server.OwnershipOff
+			if *fleetOwnership {
+				ownership = server.OwnershipOn
+			}
+		}
 		var kube *server.KubeConfig
 		switch {
 		case *kubeconfig != "" && *kubeInCluster:
@@ -135,7 +144,7 @@ func serveFlags(fs *flag.FlagSet) func(logTo io.Writer) (server.Config, error) {
 			PlayerListen:         playerListen,
 			Player:               playerCfg,
 			NodeListen:           *nodeListen, NodeAdvertise: *nodeAdvertise, NodeSecret: *nodeSecret, NodeID: *nodeID,
-			NodeTTL: *nodeTTL, DrainTimeout: *drainTimeout, FleetOwnership: *fleetOwnership,
+			NodeTTL: *nodeTTL, DrainTimeout: *drainTimeout, FleetOwnership: ownership,
 			Limits:              lim,
 			AllowFaultInjection: *allowFaults,
 			Kube:                kube,

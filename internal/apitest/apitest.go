@@ -93,7 +93,7 @@ func BackendsOwned(t *testing.T) map[string][]Option {
 	out := Backends(t)
 	if pg, ok := out["postgres"]; ok {
 		out["postgres-owned"] = append(slices.Clip(pg), func(c *server.Config) {
-			c.FleetOwnership, c.NodeListen, c.NodeSecret = true, "127.0.0.1:0", "apitest-node-secret-0123456789"
+			c.FleetOwnership, c.NodeListen, c.NodeSecret = server.OwnershipOn, "127.0.0.1:0", "apitest-node-secret-0123456789"
 		})
 	}
 	return out

@@ -139,7 +139,7 @@ func seed(b *testing.B, backend, storeURL string) *seeded {
 	var opts []func(*server.Config)
 	if backend == ownedBackend {
 		opts = append(opts, func(c *server.Config) {
-			c.FleetOwnership, c.NodeListen, c.NodeSecret = true, "127.0.0.1:0", "bench-node-secret-0123456789"
+			c.FleetOwnership, c.NodeListen, c.NodeSecret = server.OwnershipOn, "127.0.0.1:0", "bench-node-secret-0123456789"
 		})
 	}
 	srv := startServer(b, storeURL, opts...)

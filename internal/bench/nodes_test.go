@@ -69,7 +69,10 @@ func nodesBenchEnv(b *testing.B, dsn string, n int) (*queueEnv, []*client) {
 				Listen: "127.0.0.1:0", DataDir: dir, Store: schema, Region: apitest.Region, AccountID: accountID,
 				Credentials: map[string]string{apitest.AccessKey: apitest.SecretKey}, AuthTokenTTL: 24 * time.Hour,
 				NodeListen: "127.0.0.1:0", NodeSecret: "bench-node-secret-0123456789",
-				Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+				// The shared mode: every node writes every fleet
+				// (BenchmarkQueuePlacementOwned measures ownership).
+				FleetOwnership: server.OwnershipOff,
+				Log:            slog.New(slog.NewTextHandler(io.Discard, nil)),
 			})
 			if err != nil {
 				b.Fatal(err)

@@ -73,7 +73,7 @@ func ownedBenchEnv(b *testing.B, dsn string, n int) *ownedEnv {
 		srv, err := server.Start(context.Background(), server.Config{
 			Listen: "127.0.0.1:0", DataDir: dir, Store: schema, Region: apitest.Region, AccountID: accountID,
 			Credentials: map[string]string{apitest.AccessKey: apitest.SecretKey}, AuthTokenTTL: 24 * time.Hour,
-			NodeListen: "127.0.0.1:0", NodeSecret: "bench-node-secret-0123456789", FleetOwnership: true,
+			NodeListen: "127.0.0.1:0", NodeSecret: "bench-node-secret-0123456789", FleetOwnership: server.OwnershipOn,
 			Log: log,
 		})
 		if err != nil {

@@ -61,11 +61,11 @@ func start(t *testing.T, bin, dataDir string, flags ...string) (*exec.Cmd, strin
 	return cmd, url
 }
 
-// ownedFlags start a node on the PostgreSQL schema owning its fleets
-// (grouped writes, claims and seats decided in memory), with an id that
+// ownedFlags start a node on the PostgreSQL schema owning its fleets, as
+// a node with --node-listen does by default (grouped writes, claims and seats decided in memory), with an id that
 // its restart keeps, so that the restarted node holds its leases at once.
 func ownedFlags(schema string) []string {
-	return []string{"--store", schema, "--fleet-ownership", "--node-listen", "127.0.0.1:0",
+	return []string{"--store", schema, "--node-listen", "127.0.0.1:0",
 		"--node-secret", "crashtest-node-secret-0123456789", "--node-id", "crashtest-node"}
 }
 

@@ -359,16 +359,22 @@ func TestPlacementTimeoutTerminatesItsActivatingSession(t *testing.T) {
 	})
 }
 
-// Two nodes on one PostgreSQL, each running its placer at once, place
-// every placement exactly once.
+// Two nodes on one PostgreSQL in the shared mode (--fleet-ownership=false),
+// each running its placer at once, place every placement exactly once.
+// (With fleet ownership, the default, only a fleet's owner places on it:
+// internal/multinode's TestQueueOverFleetsOfDifferentNodes.)
 func TestTwoNodesPlaceEachPlacementOnce(t *testing.T) {
 	dsn := storetestenv.PostgresDSN(t)
 	if dsn == "" {
 		t.Skip("ANYLIFT_TEST_POSTGRES is not set")
 	}
 	// Two nodes of one database, each with the forwarding listener such a
-	// node needs (it refuses to start beside another without one).
-	node := func(c *server.Config) { c.NodeListen, c.NodeSecret = "127.0.0.1:0", "lifecycle-node-secret-0123" }
+	// node needs (it refuses to start beside another without one), both
+	// writing every fleet.
+	node := func(c *server.Config) {
+		c.NodeListen, c.NodeSecret = "127.0.0.1:0", "lifecycle-node-secret-0123"
+		c.FleetOwnership = server.OwnershipOff
+	}
 	h := newHarness(t, apitest.WithPostgres(storetestenv.FreshSchema(t, dsn)), node)
 	other := apitest.Start(t, apitest.WithPostgres(h.env.Config.Store), node, func(c *server.Config) { c.Now = h.clock.Now })
 	h.queue(&gamelift.CreateGameSessionQueueInput{Name: aws.String("two"), Destinations: dest(h.fleet)})

@@ -28,7 +28,7 @@ import (
 )
 
 // TestContainerFleetOwnedOnKubernetes runs a container fleet on a real API
-// server with two real nodes on PostgreSQL with --fleet-ownership, the
+// server with two real nodes on PostgreSQL owning fleets (the default), the
 // test as the cluster's scheduler and kubelets (each pod's game server a
 // Go SDK process connected through nginx with the pod's environment). The
 // fleet is owned by the node that does not hold the controller's Lease, and
@@ -44,7 +44,7 @@ func TestContainerFleetOwnedOnKubernetes(t *testing.T) {
 	kc := kubetest.Start(t)
 	c := prepareCluster(t)
 	ns := kc.Namespace(t)
-	c.extra = []string{"--fleet-ownership", "--kubeconfig", kc.Kubeconfig, "--kube-namespace", ns}
+	c.extra = []string{"--kubeconfig", kc.Kubeconfig, "--kube-namespace", ns}
 	c.start(2, c.bin)
 	k := startPodKubelet(t, kc.Client, ns)
 	ctx := context.Background()

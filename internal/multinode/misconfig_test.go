@@ -104,3 +104,68 @@ func TestNodeStartsBesideTheRecordOfADeadNode(t *testing.T) {
 		t.Fatalf("refused beside a dead node's record: %v", err)
 	}
 }
+
+// Fleet ownership is on by default for a node on PostgreSQL with
+// --node-listen, and off for one without, which can only serve alone;
+// asked for without --node-listen, the node refuses to start and says
+// what is missing. A node in the shared mode (--fleet-ownership=false)
+// beside owning nodes turns ownership off on all of them while it is
+// live, which both sides say loudly.
+func TestFleetOwnershipByDefault(t *testing.T) {
+	logged := func() (*exectest.LogRecords, apitest.Option) {
+		l := &exectest.LogRecords{}
+		return l, func(c *server.Config) { c.Log = slog.New(l) }
+	}
+	lone := schema(t)
+	lonely, lonelyLog := logged()
+	alone := apitest.Start(t, apitest.WithPostgres(lone), lonelyLog)
+	if alone.Server.Owners() != nil {
+		t.Error("a node without --node-listen takes part in fleet ownership")
+	}
+	if !lonely.Has(map[string]string{"msg": "fleet ownership off",
+		"why": "no --node-listen: this node can only serve alone, and writes every fleet through the database"}) {
+		t.Error("a node without --node-listen does not say why it does not own fleets")
+	}
+	alone.Server.Close(context.Background())
+	mustRefuse(t, startErr(t, lone, func(c *server.Config) { c.FleetOwnership = server.OwnershipOn }),
+		"--fleet-ownership without --node-listen", "--fleet-ownership needs --node-listen", "ANYLIFT_NODE_SECRET")
+
+	dsn := schema(t)
+	aLog, aLogged := logged()
+	a := apitest.Start(t, apitest.WithPostgres(dsn), withNodeListen(nodeSecret), aLogged, func(c *server.Config) { c.NodeTTL = 3 * time.Second })
+	if a.Server.Owners() == nil {
+		t.Fatal("a node with --node-listen does not take part in fleet ownership")
+	}
+	if !aLog.Has(map[string]string{"msg": "fleet ownership on", "why": "the default with --node-listen"}) {
+		t.Error("a node owning fleets by default does not say so")
+	}
+	exectest.Eventually(t, "ownership in force on one node", 10*time.Second, func() (bool, string) {
+		return a.Server.Owners().Fencing(), "not fencing"
+	})
+
+	bLog, bLogged := logged()
+	b := apitest.Start(t, apitest.WithPostgres(dsn), withNodeListen(nodeSecret), bLogged, withShared)
+	if b.Server.Owners() != nil {
+		t.Error("a node with --fleet-ownership=false takes part in fleet ownership")
+	}
+	self := a.Server.Service().NodeID()
+	if !bLog.Has(map[string]string{"level": "WARN", "node": self}) || !bLog.Contains("this node runs with --fleet-ownership=false beside node "+self) {
+		t.Error("a node in the shared mode beside an owning node does not warn that it turns ownership off")
+	}
+	exectest.Eventually(t, "ownership off while a node in the shared mode is live", 10*time.Second, func() (bool, string) {
+		return !a.Server.Owners().Fencing(), "still fencing"
+	})
+	// A node joining them warns of the one in the shared mode.
+	cLog, cLogged := logged()
+	apitest.Start(t, apitest.WithPostgres(dsn), withNodeListen(nodeSecret), cLogged)
+	shared := b.Server.Service().NodeID()
+	if !cLog.Has(map[string]string{"level": "WARN", "node": shared}) || !cLog.Contains("node "+shared) ||
+		!cLog.Contains("takes no part in fleet ownership") {
+		t.Error("a node joining does not warn of a node in the shared mode")
+	}
+	// Once it stops, ownership is in force again.
+	b.Server.Close(context.Background())
+	exectest.Eventually(t, "ownership in force again", 10*time.Second, func() (bool, string) {
+		return a.Server.Owners().Fencing(), "not fencing"
+	})
+}

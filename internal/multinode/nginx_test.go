@@ -163,13 +163,13 @@ func TestNginxThreeNodesSurviveKilledAndDrainedNodes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts nginx and three anylift binaries")
 	}
-	// Every node reads and writes the fleet; its processes come back as
-	// soon as their SDKs reconnect.
-	t.Run("shared", func(t *testing.T) { surviveKilledAndDrained(t, nil, 5*time.Second) })
-	// The fleet is owned by one node: when it is killed, its processes
-	// come back once another node has taken the fleet over (the node TTL,
-	// 3 s, and a tick).
-	t.Run("owned", func(t *testing.T) { surviveKilledAndDrained(t, []string{"--fleet-ownership"}, 10*time.Second) })
+	// The shared mode, asked for: every node reads and writes the fleet;
+	// its processes come back as soon as their SDKs reconnect.
+	t.Run("shared", func(t *testing.T) { surviveKilledAndDrained(t, []string{"--fleet-ownership=false"}, 5*time.Second) })
+	// The default: the fleet is owned by one node. When it is killed, its
+	// processes come back once another node has taken the fleet over (the
+	// node TTL, 3 s, and a tick).
+	t.Run("owned", func(t *testing.T) { surviveKilledAndDrained(t, nil, 10*time.Second) })
 }
 
 func surviveKilledAndDrained(t *testing.T, extra []string, reconnectWithin time.Duration) {

@@ -37,7 +37,7 @@ func (c *cluster) owner(fleet string) *node {
 	return nil
 }
 
-// With fleet ownership, a fleet's owner paused (SIGSTOP) past the node TTL
+// With fleet ownership (the default), a fleet's owner paused (SIGSTOP) past the node TTL
 // loses the fleet to the other node, and once resumed changes nothing: 200
 // concurrent CreatePlayerSession calls sent through both nodes right after
 // it resumes take exactly the free seats. Then the new owner is killed
@@ -45,7 +45,6 @@ func (c *cluster) owner(fleet string) *node {
 // and placements go on; everything acknowledged is there.
 func TestFleetOwnerPausedThenKilled(t *testing.T) {
 	c := prepareCluster(t)
-	c.extra = []string{"--fleet-ownership"}
 	c.start(2, c.bin)
 	g := newGame(t, c, 2, 4)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)

@@ -17,11 +17,18 @@ import (
 	"github.com/anylift/anylift/internal/store"
 )
 
-// withOwnership makes a node on PostgreSQL take part in fleet ownership.
+// withOwnership makes a node of the ownership tests: as a node on
+// PostgreSQL with a node listener (withNodeListen) does by default, it
+// takes part in fleet ownership (undoing withShared), and its node TTL is
+// shortened, so that a dead node's fleets are taken over in seconds.
 func withOwnership(c *server.Config) {
-	c.FleetOwnership = true
+	c.FleetOwnership = server.OwnershipDefault
 	c.NodeTTL = 3 * time.Second
 }
+
+// withShared makes a node run in the shared mode (--fleet-ownership=false):
+// every node writes every fleet through the database.
+func withShared(c *server.Config) { c.FleetOwnership = server.OwnershipOff }
 
 // leases reads every fleet's lease from the store.
 func leases(t *testing.T, e *apitest.Env) map[string]store.FleetOwner {

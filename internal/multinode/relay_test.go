@@ -60,7 +60,9 @@ type relayNode struct {
 func (n *relayNode) base() string { return "http://" + n.Server.NodeAddr() }
 
 // relayPair starts nodes A and B on one schema with the same node secret,
-// logging everything, with opts.
+// logging everything, with opts. They run in the shared mode, so that a
+// test's static router (route) alone says which node serves a fleet;
+// withOwnership among opts makes them own fleets, as by default.
 func relayPair(t *testing.T, opts ...apitest.Option) (a, b *relayNode) {
 	return relayPairWith(t, opts, opts)
 }
@@ -70,7 +72,7 @@ func relayPairWith(t *testing.T, optsA, optsB []apitest.Option) (a, b *relayNode
 	dsn := schema(t)
 	start := func(opts []apitest.Option) *relayNode {
 		logs := &exectest.LogRecords{}
-		o := append([]apitest.Option{apitest.WithPostgres(dsn), withNodeListen(nodeSecret), func(c *server.Config) {
+		o := append([]apitest.Option{apitest.WithPostgres(dsn), withNodeListen(nodeSecret), withShared, func(c *server.Config) {
 			c.Log = slog.New(logs)
 		}}, opts...)
 		return &relayNode{Env: apitest.Start(t, o...), logs: logs}

@@ -2,26 +2,37 @@ package multinode
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/gamelift"
 
 	"github.com/anylift/anylift/internal/apitest"
+	"github.com/anylift/anylift/internal/exectest"
 	model "github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/store"
 )
 
 // 200 concurrent CreatePlayerSession calls on one game session, sent
 // through two nodes in turn: exactly the free seats succeed, the rest are
-// told GameSessionFullException; then singles and pairs, the same.
+// told GameSessionFullException; then singles and pairs, the same. In the
+// shared mode both nodes decide seats in the database; with fleet
+// ownership (the default), the owner decides them, the other node
+// relaying its calls.
 func TestSeatsThroughTwoNodes(t *testing.T) {
+	t.Run("shared", func(t *testing.T) { seatsThroughTwoNodes(t, withShared) })
+	t.Run("owned", func(t *testing.T) { seatsThroughTwoNodes(t) })
+}
+
+func seatsThroughTwoNodes(t *testing.T, opts ...apitest.Option) {
 	dsn := schema(t)
 	const secret = "seats-through-two-nodes-secret"
-	a := apitest.Start(t, apitest.WithPostgres(dsn), withNodeListen(secret))
-	b := apitest.Start(t, apitest.WithPostgres(dsn), withNodeListen(secret))
+	a := apitest.Start(t, append([]apitest.Option{apitest.WithPostgres(dsn), withNodeListen(secret)}, opts...)...)
+	b := apitest.Start(t, append([]apitest.Option{apitest.WithPostgres(dsn), withNodeListen(secret)}, opts...)...)
 	const fleet, loc, seats = "fleet-11111111-2222-3333-4444-555555555555", "custom-seats", 8
 	acct := model.Account{Region: apitest.Region, ID: "123456789012"}
+	seeder := a // the node whose store writes the sessions: with ownership, the fleet's owner
 	session := func(id string) string {
 		gs := &model.GameSession{
 			ID: acct.GameSessionARN(fleet, loc, id), IDString: id, FleetID: fleet, FleetARN: acct.FleetARN(fleet),
@@ -29,7 +40,7 @@ func TestSeatsThroughTwoNodes(t *testing.T) {
 			MaximumPlayerSessionCount: seats, Status: model.SessionActive,
 			PlayerSessionCreationPolicy: model.AcceptAll, ProtectionPolicy: model.NoProtection, IPAddress: "192.0.2.10", Port: 7777,
 		}
-		if err := a.Server.Store().Update(context.Background(), func(tx store.Tx) error { return tx.InsertGameSession(gs) }); err != nil {
+		if err := seeder.Server.Store().Update(context.Background(), func(tx store.Tx) error { return tx.InsertGameSession(gs) }); err != nil {
 			t.Fatal(err)
 		}
 		return gs.ID
@@ -43,6 +54,29 @@ func TestSeatsThroughTwoNodes(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if a.Server.Owners() != nil {
+		// The fleet, written to the store without a lease, is taken at a
+		// tick by the node that should own it; the race starts once both
+		// nodes' views name that node (until then a call may be answered
+		// 500 "retry", which the race's clients, not retrying, would count).
+		owner := func(e *apitest.Env) string {
+			if _, held := e.Server.Owners().Held(fleet); held {
+				return "http://" + e.Server.NodeAddr()
+			}
+			if base, local := e.Server.Owners().Route(fleet); !local {
+				return base
+			}
+			return "" // not known yet
+		}
+		exectest.Eventually(t, "both nodes to agree on the fleet's owner", 30*time.Second, func() (bool, string) {
+			oa, ob := owner(a), owner(b)
+			return oa != "" && oa == ob, fmt.Sprintf("a says %q, b says %q", oa, ob)
+		})
+		if _, held := b.Server.Owners().Held(fleet); held {
+			seeder = b // the store refuses the other node's writes of the fleet
+		}
+		t.Logf("the fleet is owned by %s, the node of the %s client", owner(a), map[bool]string{true: "first", false: "second"}[seeder == a])
 	}
 	clients := []*gamelift.Client{a.Client(), b.Client()}
 

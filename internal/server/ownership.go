@@ -13,6 +13,55 @@ import (
 	"github.com/anylift/anylift/internal/store/sqldb"
 )
 
+// Ownership is a node's part in fleet ownership on PostgreSQL
+// (docs/several-nodes.md, "Fleet ownership"). On SQLite it means nothing:
+// one node holds the data directory.
+type Ownership uint8
+
+const (
+	// OwnershipDefault takes part when the node has a forwarding listener
+	// (NodeListen): every node that may serve beside others has one, and
+	// other nodes relay the calls for its fleets to it there. A node
+	// without one can only serve alone, and writes as the shared mode
+	// does.
+	OwnershipDefault Ownership = iota
+	// OwnershipOn takes part, and refuses to start without NodeListen
+	// ("--fleet-ownership").
+	OwnershipOn
+	// OwnershipOff is the shared mode: the node writes every fleet through
+	// the database, and while it is live ownership is off on every node
+	// ("--fleet-ownership=false").
+	OwnershipOff
+)
+
+// OwnsFleets reports whether a node of c is to take part in fleet ownership.
+func (c Config) OwnsFleets() bool {
+	if !onPostgres(c) {
+		return false
+	}
+	switch c.FleetOwnership {
+	case OwnershipOn:
+		return true
+	case OwnershipOff:
+		return false
+	}
+	return c.NodeListen != ""
+}
+
+// ownershipWhy says in a few words how the node came to take part in fleet
+// ownership or not, for the log line at its start.
+func (c Config) ownershipWhy() string {
+	switch {
+	case c.FleetOwnership == OwnershipOn:
+		return "--fleet-ownership"
+	case c.FleetOwnership == OwnershipOff:
+		return "--fleet-ownership=false: every node writes every fleet, and ownership is off on every node while this one is live"
+	case c.NodeListen != "":
+		return "the default with --node-listen"
+	}
+	return "no --node-listen: this node can only serve alone, and writes every fleet through the database"
+}
+
 // startOwnership makes the node take part in fleet ownership
 // (internal/owners, docs/several-nodes.md) when it is asked to and shares
 // PostgreSQL with others: the store fences every fleet write against the
@@ -24,12 +73,18 @@ import (
 // fleets it owns in memory (ownedMemory).
 func (s *Server) startOwnership() error {
 	db, ok := s.store.(*sqldb.DB)
-	if !s.cfg.FleetOwnership || !ok || db.Dialect() != "postgres" {
+	if !ok || db.Dialect() != "postgres" {
+		return nil
+	}
+	if !s.cfg.OwnsFleets() {
+		s.cfg.Log.Info("fleet ownership off", "why", s.cfg.ownershipWhy())
 		return nil
 	}
 	if s.procs.fwd == nil || s.cfg.NodeListen == "" {
-		return errors.New("--fleet-ownership needs --node-listen and the node secret: other nodes relay the calls for this node's fleets to it")
+		return errors.New("--fleet-ownership needs --node-listen and the node secret: other nodes relay the calls for this node's fleets to it. " +
+			"Give this node --node-listen (and ANYLIFT_NODE_SECRET), or leave --fleet-ownership out to run one node alone without it")
 	}
+	s.cfg.Log.Info("fleet ownership on", "why", s.cfg.ownershipWhy())
 	m := owners.New(s.svc.NodeID())
 	m.OnLose(func(fleetID string) {
 		s.losing.Add(1)

@@ -56,6 +56,38 @@ func (s *Server) peerProblem(n *store.Node) string {
 	return ""
 }
 
+// peerWarning says why fleet ownership is not in force beside n, or "":
+// it is in force only while every live node takes part
+// (internal/owners.On), so one node left in the shared mode, by
+// --fleet-ownership=false or an older version, turns it off on them all.
+// That is how a rolling upgrade works, so it is said, not refused.
+func (s *Server) peerWarning(n *store.Node) string {
+	switch {
+	case s.owners != nil && !n.OwnsFleets && n.Address != "":
+		return fmt.Sprintf("node %s (%s) takes no part in fleet ownership (it runs with --fleet-ownership=false, or is of an older version): "+
+			"ownership is off on every node while it is live, and every node writes every fleet through the database. "+
+			"Unless it is being upgraded, restart it without --fleet-ownership=false (docs/several-nodes.md)", n.ID, describePeer(n))
+	case s.owners == nil && n.OwnsFleets && s.cfg.FleetOwnership == OwnershipOff:
+		return fmt.Sprintf("this node runs with --fleet-ownership=false beside node %s (%s), which takes part in fleet ownership: "+
+			"ownership is off on every node while this one is live. Give every node the same --fleet-ownership (docs/several-nodes.md)", n.ID, describePeer(n))
+	}
+	return ""
+}
+
+// warnPeer logs peerWarning for n, once per node. checkPeers calls it
+// before the node serves, watchPeers after, from one goroutine.
+func (s *Server) warnPeer(n *store.Node) {
+	w := s.peerWarning(n)
+	if w == "" || s.warned[n.ID] {
+		return
+	}
+	if s.warned == nil {
+		s.warned = map[string]bool{}
+	}
+	s.warned[n.ID] = true
+	s.cfg.Log.Warn(w, "node", n.ID)
+}
+
 func describePeer(n *store.Node) string {
 	addr := n.Address
 	if addr == "" {
@@ -91,6 +123,9 @@ func (s *Server) checkPeers(ctx context.Context) error {
 		if len(live) > 0 {
 			return errors.New(s.peerProblem(live[0]))
 		}
+	}
+	for _, n := range peers {
+		s.warnPeer(n)
 	}
 	if s.procs.fwd == nil {
 		return nil
@@ -178,6 +213,7 @@ func (s *Server) watchPeers(ctx context.Context) {
 				told[n.ID] = true
 				s.cfg.Log.Error("this node cannot work beside another: "+p, "node", n.ID)
 			}
+			s.warnPeer(n)
 		}
 	}
 }

@@ -109,9 +109,10 @@ type Config struct {
 	// hand-over of processes at shutdown (10 s).
 	NodeListen, NodeAdvertise, NodeSecret, NodeID string
 	NodeTTL, DrainTimeout                         time.Duration
-	// FleetOwnership makes the node take part in fleet ownership on
-	// PostgreSQL (ownership.go).
-	FleetOwnership bool
+	// FleetOwnership says whether the node takes part in fleet ownership
+	// on PostgreSQL (ownership.go): by default it does when it has a
+	// forwarding listener (NodeListen), as every node beside others has.
+	FleetOwnership Ownership
 
 	// Limits bound every listener (limits.go); zero members take defaults.
 	Limits Limits
@@ -135,6 +136,9 @@ type Server struct {
 	// part (ownership.go).
 	owners *owners.Map
 	waking sync.Map // node base URL → a wake of its placer is on its way
+	// warned holds the nodes checkPeers or watchPeers have warned of,
+	// once each (peerWarning).
+	warned map[string]bool
 	// losing counts what runs for the fleets this node has just lost
 	// (ownership.go); the store stays open until it is done.
 	losing sync.WaitGroup
@@ -221,7 +225,7 @@ func openStore(ctx context.Context, cfg Config) (store.Store, error) {
 		if err != nil {
 			return nil, err
 		}
-		if cfg.FleetOwnership {
+		if cfg.OwnsFleets() {
 			// The node is the only writer of the fleets it owns: its
 			// writes are committed in groups, as on SQLite.
 			db.EnableGroupCommit()
