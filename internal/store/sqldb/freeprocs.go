@@ -71,11 +71,13 @@ func (t *Tx) memoryProcess(fleetID, computeName, pid string) (*game.Process, boo
 	if !t.memoryFor(fleetID) || !t.writable || t.wrote(store.ProcessKey{FleetID: fleetID, ComputeName: computeName, PID: pid}) {
 		return nil, false
 	}
+	t.readMemory(fleetID)
 	return t.db.free.Get(fleetID, computeName, pid)
 }
 
 // claimFromMemory is ClaimFreeProcess over the memory (see above).
 func (t *Tx) claimFromMemory(fleetID, location, gameSessionID string, maxActivating int) (*game.Process, error) {
+	t.readMemory(fleetID)
 	for {
 		p, ok := t.db.free.Take(fleetID, location, maxActivating)
 		if !ok {
@@ -126,8 +128,19 @@ func (t *Tx) wrote(k store.ProcessKey) bool {
 // job's go back at once; a successful job's wait for the batch's end, and
 // the processes it wrote are remembered for the batch's later jobs.
 func (t *Tx) jobEnded(ok bool) {
+	clear(t.known)
 	if t.db.free == nil {
 		return
+	}
+	if ok && t.db.sessions != nil {
+		for _, c := range t.changes {
+			if c.Kind == store.SessionPut || c.Kind == store.SessionSeats {
+				if t.writtenSessions == nil {
+					t.writtenSessions = map[string]bool{}
+				}
+				t.writtenSessions[c.ID] = true
+			}
+		}
 	}
 	if !ok {
 		for _, p := range t.takes {
