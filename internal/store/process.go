@@ -54,6 +54,9 @@ type LiveProcesses interface {
 	// Get answers a copy of the process's record as last committed; ok is
 	// false for a process that ended or that it does not know.
 	Get(fleetID, computeName, pid string) (p *game.Process, ok bool)
+	// Version answers the version of the process's row as last committed
+	// (the count of its writes); ok is false when Get's would be.
+	Version(fleetID, computeName, pid string) (version int64, ok bool)
 }
 
 // LiveSessionRecords is a memory of the live game sessions (those that

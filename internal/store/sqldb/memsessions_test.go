@@ -322,6 +322,87 @@ func TestSessionsFromMemoryInWrites(t *testing.T) {
 				}
 			})
 
+			t.Run("claims", func(t *testing.T) {
+				w := open(t)
+				put := func(pid string) {
+					w.update(func(tx store.Tx) error {
+						return tx.PutProcess(&game.Process{FleetID: testFleet, ComputeName: "host-1", PID: pid, Location: "custom-a",
+							Status: game.ProcessActive, Healthy: true, Connected: true, CreationTime: time.Now()})
+					})
+				}
+				claimed := func() (string, int64) {
+					var gs string
+					var version int64
+					if err := w.raw.QueryRow(`SELECT game_session_id, version FROM processes WHERE pid = 'p1'`).Scan(&gs, &version); err != nil {
+						t.Fatal(err)
+					}
+					return gs, version
+				}
+				put("p1")
+				// Claimed by the first job; the second job of the batch,
+				// which the memory has not told of the first's claim, finds
+				// it taken and nothing else free.
+				errs := w.db.RunBatch(
+					func(tx store.Tx) error {
+						p, err := tx.ClaimFreeProcess(testFleet, "custom-a", "gs-1", 0)
+						if err == nil && p.PID != "p1" {
+							t.Errorf("claimed %s, want p1", p.PID)
+						}
+						return err
+					},
+					func(tx store.Tx) error {
+						_, err := tx.ClaimFreeProcess(testFleet, "custom-a", "gs-2", 0)
+						return err
+					},
+				)
+				if errs[0] != nil || !game.IsKind(errs[1], game.NotFound) {
+					t.Fatalf("claims answered %v, want nil, NotFound", errs)
+				}
+				if gs, v := claimed(); gs != "gs-1" || v != 2 {
+					t.Errorf("p1 hosts %q at version %d, want gs-1 at 2", gs, v)
+				}
+				// A claim that fails with its job leaves the process free.
+				put("p1")
+				w.update(func(tx store.Tx) error {
+					p, err := tx.GetProcess(testFleet, "host-1", "p1")
+					if err != nil {
+						return err
+					}
+					p.GameSessionID = ""
+					return tx.PutProcess(p)
+				})
+				err := w.db.Update(context.Background(), func(tx store.Tx) error {
+					if _, err := tx.ClaimFreeProcess(testFleet, "custom-a", "gs-3", 0); err != nil {
+						return err
+					}
+					return errOnPurpose
+				})
+				if !errors.Is(err, errOnPurpose) {
+					t.Fatalf("a failed claim: %v", err)
+				}
+				if gs, _ := claimed(); gs != "" {
+					t.Errorf("after a failed claim p1 hosts %q", gs)
+				}
+				if w.db.Dialect() != "postgres" {
+					return
+				}
+				// The claim queued from memory is guarded by the version
+				// the memory holds.
+				if _, err := w.raw.Exec(`UPDATE processes SET version = version + 1 WHERE pid = 'p1'`); err != nil {
+					t.Fatal(err)
+				}
+				err = w.db.Update(context.Background(), func(tx store.Tx) error {
+					_, err := tx.ClaimFreeProcess(testFleet, "custom-a", "gs-4", 0)
+					return err
+				})
+				if err == nil || !strings.Contains(err.Error(), "not in memory") {
+					t.Errorf("a claim from a memory behind the store: %v, want it refused", err)
+				}
+				if gs, _ := claimed(); gs != "" {
+					t.Errorf("after a refused claim p1 hosts %q", gs)
+				}
+			})
+
 			t.Run("keys", func(t *testing.T) {
 				w := open(t)
 				first := w.newSession(2)
