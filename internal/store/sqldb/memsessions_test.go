@@ -403,6 +403,62 @@ func TestSessionsFromMemoryInWrites(t *testing.T) {
 				}
 			})
 
+			t.Run("placement with its queue", func(t *testing.T) {
+				w := open(t)
+				now := time.Now()
+				w.update(func(tx store.Tx) error {
+					if err := tx.InsertQueue(&game.Queue{Name: "q1", ARN: "arn:q1", CreationTime: now, NotificationTarget: "t1"}); err != nil {
+						return err
+					}
+					for _, p := range []*game.Placement{
+						{ID: "p1", QueueName: "q1", QueueARN: "arn:q1", Status: game.PlacementPending, GameSessionID: "gs-1", StartTime: now, Deadline: now.Add(time.Minute)},
+						{ID: "p2", QueueName: "q2", QueueARN: "arn:q2", Status: game.PlacementPending, GameSessionID: "gs-2", StartTime: now, Deadline: now.Add(time.Minute)},
+					} {
+						if err := tx.InsertPlacement(p); err != nil {
+							return err
+						}
+					}
+					return nil
+				})
+				w.update(func(tx store.Tx) error {
+					p, err := tx.PlacementOfSession("gs-1")
+					if err != nil || p.ID != "p1" {
+						t.Errorf("placement of gs-1: %+v, %v", p, err)
+						return err
+					}
+					if w.db.Dialect() == "postgres" {
+						// The queue is locked as GetQueue locks it.
+						other, err := w.raw.Begin()
+						if err != nil {
+							return err
+						}
+						if _, err := other.Exec(`SET LOCAL lock_timeout = '200ms'`); err != nil {
+							return err
+						}
+						_, err = other.Exec(`UPDATE game_session_queues SET doc = doc WHERE name = 'q1'`)
+						other.Rollback()
+						if err == nil || !strings.Contains(err.Error(), "lock") {
+							t.Errorf("a write of the queue beside the transaction: %v, want it to wait (lock_timeout)", err)
+						}
+					}
+					q, err := tx.GetQueue("q1")
+					if err != nil || q.NotificationTarget != "t1" {
+						t.Errorf("queue q1: %+v, %v", q, err)
+					}
+					// A placement whose queue is gone.
+					if p, err := tx.PlacementOfSession("gs-2"); err != nil || p.ID != "p2" {
+						t.Errorf("placement of gs-2: %+v, %v", p, err)
+					}
+					if _, err := tx.GetQueue("q2"); !game.IsKind(err, game.NotFound) {
+						t.Errorf("queue q2: %v, want NotFound", err)
+					}
+					if _, err := tx.PlacementOfSession("gs-3"); !game.IsKind(err, game.NotFound) {
+						t.Errorf("placement of gs-3: %v, want NotFound", err)
+					}
+					return nil
+				})
+			})
+
 			t.Run("keys", func(t *testing.T) {
 				w := open(t)
 				first := w.newSession(2)
