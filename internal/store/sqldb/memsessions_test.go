@@ -500,3 +500,57 @@ func TestSessionsFromMemoryInWrites(t *testing.T) {
 		})
 	}
 }
+
+// fakeOwners is a node "n1" holding testFleet at epoch held (sqldb.Owners).
+type fakeOwners struct{ held int64 }
+
+func (o *fakeOwners) Self() string    { return "n1" }
+func (o *fakeOwners) Fencing() bool   { return true }
+func (o *fakeOwners) Owned() []string { return []string{testFleet} }
+func (o *fakeOwners) Held(string) (int64, bool) {
+	return o.held, true
+}
+func (o *fakeOwners) Adopt(_ string, epoch int64) { o.held = epoch }
+
+// A node that finds at its fence that the store names it the fleet's owner
+// at another epoch than it held (it lost the fleet and got it back, and
+// another node may have written it meanwhile) fails a write that read the
+// fleet from memory, and adopts the lease; the next write goes through.
+func TestFenceAtAnotherEpochFailsMemoryReads(t *testing.T) {
+	open := memWorlds(t)["postgres"]
+	if open == nil {
+		t.Skip("ANYLIFT_TEST_POSTGRES is not set")
+	}
+	w := open(t)
+	id := w.newSession(4)
+	if _, err := w.raw.Exec(`INSERT INTO fleet_owners (fleet_id, node_id, epoch) VALUES ('` + testFleet + `', 'n1', 2)`); err != nil {
+		t.Fatal(err)
+	}
+	owners := &fakeOwners{held: 1}
+	w.db.SetOwners(owners)
+	rename := func(name string) error {
+		return w.db.Update(context.Background(), func(tx store.Tx) error {
+			gs, err := tx.GetGameSession(id)
+			if err != nil {
+				return err
+			}
+			gs.Name = name
+			return tx.UpdateGameSession(gs)
+		})
+	}
+	if err := rename("first"); err == nil || !strings.Contains(err.Error(), "epoch 2") {
+		t.Fatalf("a write read from memory at epoch 1, fenced at 2: %v, want it refused", err)
+	}
+	if owners.held != 2 {
+		t.Errorf("held epoch %d after the fence, want 2 (adopted)", owners.held)
+	}
+	if gs, _, v := w.stored(id); gs.Name != "" || v != 1 {
+		t.Errorf("after the refused write: %q at version %d", gs.Name, v)
+	}
+	if err := rename("second"); err != nil {
+		t.Fatalf("the next write: %v", err)
+	}
+	if gs := w.agree(id); gs.Name != "second" {
+		t.Errorf("after the next write: %q", gs.Name)
+	}
+}
