@@ -453,6 +453,20 @@ func (s *State) Get(fleetID, compute, pid string) (*game.Process, bool) {
 	return &c, true
 }
 
+// Version implements store.LiveProcesses.
+func (s *State) Version(fleetID, compute, pid string) (int64, bool) {
+	f := s.answering(fleetID)
+	if f == nil {
+		return 0, false
+	}
+	defer f.mu.Unlock()
+	k := procKey{compute, pid}
+	if f.live[k] == nil {
+		return 0, false
+	}
+	return f.vers[k], true
+}
+
 // HasProcess reports whether the state holds process k as not ended,
 // loading or not.
 func (s *State) HasProcess(k store.ProcessKey) bool {

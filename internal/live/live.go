@@ -23,6 +23,7 @@
 package live
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -426,4 +427,22 @@ func (l *Sessions) HasSession(id string) bool {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	return l.byID[id] != nil
+}
+
+// Record answers a copy of live game session id as last committed, with
+// its row key and its row's version (the newest of its put and its seat
+// count), for a store reading it inside a write transaction
+// (store.LiveSessionRecords); ok is false when memory does not hold it
+// live, or does not answer for its fleet (loading, lost, not in the
+// store).
+func (l *Sessions) Record(id string) (*game.GameSession, int64, int64, bool) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	e := l.byID[id]
+	if e == nil || !e.fleet.answers() {
+		return nil, 0, 0, false
+	}
+	c := *e.s
+	c.Properties = slices.Clone(e.s.Properties)
+	return &c, e.pk, max(e.ver, e.seatVer), true
 }

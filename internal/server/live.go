@@ -38,6 +38,7 @@ func (s *Server) loadLive(ctx context.Context) error {
 		return fmt.Errorf("loading live game sessions: %w", err)
 	}
 	db.SetCommitHook(s.fleetStateHook(db, fs, l.Apply))
+	db.SetLiveSessions(l)
 	db.SetLiveSessionCounts(l)
 	s.svc.SetLive(l)
 	s.cfg.Log.Info("live game sessions loaded", "sessions", l.Len(), "took", time.Since(start).Round(time.Millisecond))
@@ -51,14 +52,16 @@ func (s *Server) loadLive(ctx context.Context) error {
 // and DescribeGameSessions, the fleet metrics' counts and a process's
 // check of its own session as on SQLite; and, since the node commits its
 // writes through one committer (openStore), it claims their free
-// processes from memory and reads their processes there inside its
-// writes, and decides the seats of their sessions in memory.
+// processes from memory and reads their processes and game sessions
+// there inside its writes, and decides the seats of their sessions in
+// memory.
 func (s *Server) ownedMemory(db *sqldb.DB, m *owners.Map) {
 	l, fs := live.New(), fleetstate.New()
 	s.mem = owned.Follow(db, m, l, fs, s.cfg.Log)
 	db.SetLiveSessionCounts(l)
 	if db.Grouped() {
 		db.SetLiveProcessesFor(fs, s.mem.Loaded)
+		db.SetLiveSessions(l)
 		s.svc.SetLive(l)
 	} else {
 		s.svc.SetLive(readsOnly{l})

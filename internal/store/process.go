@@ -54,4 +54,21 @@ type LiveProcesses interface {
 	// Get answers a copy of the process's record as last committed; ok is
 	// false for a process that ended or that it does not know.
 	Get(fleetID, computeName, pid string) (p *game.Process, ok bool)
+	// Version answers the version of the process's row as last committed
+	// (the count of its writes); ok is false when Get's would be.
+	Version(fleetID, computeName, pid string) (version int64, ok bool)
+}
+
+// LiveSessionRecords is a memory of the live game sessions (those that
+// have not ended) with their row keys and versions, which a store that
+// is the only writer of their fleets consults to read one inside a write
+// transaction instead of querying (sqldb.DB.SetLiveSessions). The store
+// feeds it every committed SessionPut and SessionSeats; it must be safe
+// for concurrent use.
+type LiveSessionRecords interface {
+	// Record answers a copy of live game session id as last committed,
+	// its row key and its row's version (the count of its writes, as the
+	// store's version column holds it); ok is false for a session it
+	// does not hold live or whose fleet it does not answer for.
+	Record(id string) (s *game.GameSession, pk, version int64, ok bool)
 }

@@ -172,6 +172,7 @@ func runSavepointOnce(ctx context.Context, sqlTx *sql.Tx, t *Tx, fn func(store.T
 	fenced, appending := len(t.fenced), t.appending
 	undo := func() {
 		t.fenced, t.appending, t.props = t.fenced[:fenced], appending, nil
+		clear(t.known)
 		t.forgetDocs()
 	}
 	if t.conn != nil {

@@ -71,6 +71,12 @@ type DB struct {
 	// freeHolds reports when that is set too (freeprocs.go).
 	free      store.LiveProcesses
 	freeHolds func(fleetID string) bool
+	// sessions answers reads of live game sessions inside writes when
+	// set, for the same fleets as free (memsessions.go).
+	sessions store.LiveSessionRecords
+	// sessionKeys are row keys of game_sessions taken ahead from its
+	// sequence, for grouped writes on PostgreSQL (sessionkeys.go).
+	sessionKeys []int64
 	// owners, when set, is this node's view of the fleets it owns, which
 	// every write for a fleet is checked against (owners.go).
 	owners atomic.Pointer[Owners]
@@ -284,6 +290,13 @@ type Tx struct {
 	// processes those jobs wrote (freeprocs.go).
 	takes, batchTakes []*game.Process
 	written           map[store.ProcessKey]bool
+	// known are the game sessions the running job read from memory,
+	// writtenSessions those the batch's successful jobs wrote, and
+	// memFleets the fleets whose state this transaction read from memory
+	// (memsessions.go).
+	known           map[string]*knownSession
+	writtenSessions map[string]bool
+	memFleets       map[string]bool
 	// fenced lists the fleets this transaction has checked it owns.
 	fenced []string
 	// props: the properties each game session read or written here has

@@ -50,6 +50,9 @@ func (db *DB) commitHook() func([]store.Change) {
 
 // note records a change when the DB feeds a hook.
 func (t *Tx) note(c store.Change) {
+	if k := t.known[c.ID]; k != nil && (c.Kind == store.SessionPut || c.Kind == store.SessionSeats) && c.Version != k.version {
+		delete(t.known, c.ID) // written otherwise than from what the job knows
+	}
 	if t.feed {
 		t.changes = append(t.changes, c)
 	}
@@ -65,6 +68,7 @@ func (t *Tx) noteSession(s *game.GameSession, pk int64, cur int, version int64) 
 	c.Properties = slices.Clone(s.Properties)
 	c.CurrentPlayerSessionCount = cur
 	c.TerminationTime = store.FromMillis(store.Millis(s.TerminationTime)) // as read back
+	c.CreationTime = asStored(s.CreationTime)
 	t.note(store.Change{Kind: store.SessionPut, ID: s.ID, PK: pk, Session: &c, Version: version})
 }
 

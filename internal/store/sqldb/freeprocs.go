@@ -2,6 +2,8 @@ package sqldb
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -71,11 +73,13 @@ func (t *Tx) memoryProcess(fleetID, computeName, pid string) (*game.Process, boo
 	if !t.memoryFor(fleetID) || !t.writable || t.wrote(store.ProcessKey{FleetID: fleetID, ComputeName: computeName, PID: pid}) {
 		return nil, false
 	}
+	t.readMemory(fleetID)
 	return t.db.free.Get(fleetID, computeName, pid)
 }
 
 // claimFromMemory is ClaimFreeProcess over the memory (see above).
 func (t *Tx) claimFromMemory(fleetID, location, gameSessionID string, maxActivating int) (*game.Process, error) {
+	t.readMemory(fleetID)
 	for {
 		p, ok := t.db.free.Take(fleetID, location, maxActivating)
 		if !ok {
@@ -92,20 +96,56 @@ func (t *Tx) claimFromMemory(fleetID, location, gameSessionID string, maxActivat
 			}
 			p = fresh
 		}
-		// The conditions repeat the memory's: a memory out of step with
-		// the store skips a process rather than give it two sessions.
-		version, ok, err := t.claim(p.FleetID, p.ComputeName, p.PID, gameSessionID, true)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			continue
+		var version int64
+		if v, known := t.db.free.Version(p.FleetID, p.ComputeName, p.PID); known && t.conn != nil && !t.wrote(keyOf(p)) {
+			// Grouped on PostgreSQL: the claim is queued in the pipeline,
+			// guarded by the version the memory holds, and a row the
+			// memory is out of step with fails the job instead.
+			if err := t.claimQueued(p, gameSessionID, v); err != nil {
+				return nil, err
+			}
+			version = v + 1
+		} else {
+			// The conditions repeat the memory's: a memory out of step
+			// with the store skips a process rather than give it two
+			// sessions.
+			var ok bool
+			var err error
+			version, ok, err = t.claim(p.FleetID, p.ComputeName, p.PID, gameSessionID, true)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				continue
+			}
 		}
 		p.GameSessionID = gameSessionID
 		t.noteProcess(p, version)
 		c := *p
 		return &c, nil
 	}
+}
+
+// keyOf is p's key.
+func keyOf(p *game.Process) store.ProcessKey {
+	return store.ProcessKey{FleetID: p.FleetID, ComputeName: p.ComputeName, PID: p.PID}
+}
+
+// errStaleProcess fails a claim made from memory that the store's row
+// does not match (see errStale).
+var errStaleProcess = errors.New("server process changed in the store but not in memory")
+
+// claimQueued queues the claim of free process p, at version in memory,
+// for gameSessionID: its conditions are the memory's, and its version's.
+func (t *Tx) claimQueued(p *game.Process, gameSessionID string, version int64) error {
+	return t.later(func(n int64, err error) error {
+		if err == nil && n == 0 {
+			return fmt.Errorf("server process %s on compute %s: %w", p.PID, p.ComputeName, errStaleProcess)
+		}
+		return err
+	}, `UPDATE processes SET game_session_id = ?, version = version + 1 WHERE fleet_id = ? AND compute = ? AND pid = ?
+		AND game_session_id = '' AND status = 'ACTIVE' AND connected = 1 AND healthy = 1 AND version = ?`,
+		gameSessionID, p.FleetID, p.ComputeName, p.PID, version)
 }
 
 // wrote reports whether this transaction, or an earlier job of its batch
@@ -126,8 +166,19 @@ func (t *Tx) wrote(k store.ProcessKey) bool {
 // job's go back at once; a successful job's wait for the batch's end, and
 // the processes it wrote are remembered for the batch's later jobs.
 func (t *Tx) jobEnded(ok bool) {
+	clear(t.known)
 	if t.db.free == nil {
 		return
+	}
+	if ok && t.db.sessions != nil {
+		for _, c := range t.changes {
+			if c.Kind == store.SessionPut || c.Kind == store.SessionSeats {
+				if t.writtenSessions == nil {
+					t.writtenSessions = map[string]bool{}
+				}
+				t.writtenSessions[c.ID] = true
+			}
+		}
 	}
 	if !ok {
 		for _, p := range t.takes {

@@ -1,6 +1,8 @@
 package sqldb
 
 import (
+	"fmt"
+
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/store"
 )
@@ -75,6 +77,14 @@ func (t *Tx) fence(fleetID string) error {
 	}
 	if held, ok := o.Held(fleetID); !ok || held != l.Epoch {
 		o.Adopt(fleetID, l.Epoch)
+		if t.memFleets[fleetID] {
+			// This node held the fleet at another epoch than the store's
+			// when it read the fleet's state from memory: another node
+			// may have written it in between, which that memory missed
+			// (memsessions.go). Adopting the lease reloads the memory;
+			// this transaction fails rather than write from what it read.
+			return fmt.Errorf("fleet %s: this node's lease changed to epoch %d while its state was read from memory; try again", fleetID, l.Epoch)
+		}
 	}
 	t.fenced = append(t.fenced, fleetID)
 	return nil

@@ -1,6 +1,7 @@
 package sqldb
 
 import (
+	"database/sql"
 	"encoding/json"
 
 	"github.com/anylift/anylift/internal/game"
@@ -41,6 +42,14 @@ func (t *Tx) GetPlacement(id string) (*game.Placement, error) {
 	return p, err
 }
 
+// docRow is a row of one document already read.
+type docRow string
+
+func (d docRow) Scan(dest ...any) error {
+	*dest[0].(*string) = string(d)
+	return nil
+}
+
 func (t *Tx) UpdatePlacement(p *game.Placement) error {
 	doc, err := json.Marshal(p)
 	if err != nil {
@@ -56,6 +65,31 @@ func (t *Tx) UpdatePlacement(p *game.Placement) error {
 }
 
 func (t *Tx) PlacementOfSession(gameSessionID string) (*game.Placement, error) {
+	if t.docs != nil {
+		// Grouped: the placement's queue, which its fulfilment or end
+		// reads next, comes in the same statement, locked as GetQueue
+		// locks it, and is kept for GetQueue (docs.go).
+		q := `SELECT p.doc, q.name, q.doc FROM placements p LEFT JOIN game_session_queues q ON q.name = p.queue
+			WHERE p.status = 'PENDING' AND p.game_session_id = ?`
+		if t.lock() != "" {
+			q = `SELECT p.doc, q.name, q.doc FROM placements p
+				LEFT JOIN LATERAL (SELECT name, doc FROM game_session_queues WHERE name = p.queue FOR SHARE) q ON true
+				WHERE p.status = 'PENDING' AND p.game_session_id = ? FOR UPDATE OF p`
+		}
+		var doc string
+		var queue, queueDoc sql.NullString
+		err := t.queryRow(q, gameSessionID).Scan(&doc, &queue, &queueDoc)
+		if errNoRows(err) {
+			return nil, game.Errorf(game.NotFound, "no pending placement of game session %s", gameSessionID)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if queue.Valid {
+			t.docs["queue\x00"+queue.String] = queueDoc.String
+		}
+		return scanPlacement(docRow(doc))
+	}
 	p, err := scanPlacement(t.queryRow(`SELECT doc FROM placements WHERE status = 'PENDING' AND game_session_id = ?`+t.lock(), gameSessionID))
 	if errNoRows(err) {
 		return nil, game.Errorf(game.NotFound, "no pending placement of game session %s", gameSessionID)

@@ -76,6 +76,9 @@ func (t *Tx) ReserveSeats(gameSessionID string, ps []*game.PlayerSession, expire
 // accepts players and has n free seats, and answers it as it now is and
 // its row version; sql.ErrNoRows when it is not so.
 func (t *Tx) takeSeats(gameSessionID string, n int) (*game.GameSession, int64, error) {
+	if s, version, ok, err := t.takeKnownSeats(gameSessionID, n); ok || err != nil {
+		return s, version, err
+	}
 	var version int64
 	_, s, err := scanSession(versionFirst{t.queryRow(`UPDATE game_sessions SET cur_players = cur_players + ?, version = version + 1
 		WHERE id = ? AND status = 'ACTIVE' AND policy = 'ACCEPT_ALL' AND cur_players + ? <= max_players

@@ -48,6 +48,24 @@ func (t *Tx) InsertGameSession(s *game.GameSession) error {
 		return err
 	}
 	var pk int64
+	if t.conn != nil {
+		// Grouped on PostgreSQL: the key taken ahead, the insert queued.
+		if pk, err = t.nextSessionKey(); err != nil {
+			return err
+		}
+		err = t.later(func(_ int64, err error) error {
+			if t.isUnique(err) {
+				return game.Errorf(game.Conflict, "fleet %s already has a game session with id %s", s.FleetID, s.IDString)
+			}
+			return err
+		}, `INSERT INTO game_sessions
+		(pk, id, fleet_id, id_string, location, compute, status, name, max_players, cur_players, policy, creator_id, created, ended, doc, version)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)`,
+			pk, s.ID, s.FleetID, s.IDString, s.Location, s.ComputeName, s.Status, s.Name, s.MaximumPlayerSessionCount,
+			s.CurrentPlayerSessionCount, s.PlayerSessionCreationPolicy, s.CreatorID, store.Millis(s.CreationTime),
+			store.Millis(s.TerminationTime), string(doc))
+		return t.insertedSession(s, pk, err)
+	}
 	err = t.queryRow(`INSERT INTO game_sessions
 		(id, fleet_id, id_string, location, compute, status, name, max_players, cur_players, policy, creator_id, created, ended, doc, version)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1) RETURNING pk`,
@@ -57,6 +75,12 @@ func (t *Tx) InsertGameSession(s *game.GameSession) error {
 	if t.isUnique(err) {
 		return game.Errorf(game.Conflict, "fleet %s already has a game session with id %s", s.FleetID, s.IDString)
 	}
+	return t.insertedSession(s, pk, err)
+}
+
+// insertedSession indexes the properties of session s, just inserted
+// with row key pk (unless err), and notes it.
+func (t *Tx) insertedSession(s *game.GameSession, pk int64, err error) error {
 	if err != nil {
 		return err
 	}
@@ -72,7 +96,7 @@ func (t *Tx) InsertGameSession(s *game.GameSession) error {
 // containing '.' are kept in the record but, as in GameLift, not indexed
 // for search.
 func (t *Tx) putProperties(pk int64, props []game.Property) error {
-	if _, err := t.exec(`DELETE FROM game_session_properties WHERE session_pk = ?`, pk); err != nil {
+	if err := t.later(nil, `DELETE FROM game_session_properties WHERE session_pk = ?`, pk); err != nil {
 		return err
 	}
 	return t.insertProperties(pk, props)
@@ -85,7 +109,7 @@ func (t *Tx) insertProperties(pk int64, props []game.Property) error {
 		if !game.Searchable(p.Key) {
 			continue
 		}
-		if _, err := t.exec(`INSERT INTO game_session_properties (session_pk, key, value) VALUES (?, ?, ?)
+		if err := t.later(nil, `INSERT INTO game_session_properties (session_pk, key, value) VALUES (?, ?, ?)
 			ON CONFLICT (session_pk, key) DO UPDATE SET value = excluded.value`, pk, p.Key, p.Value); err != nil {
 			return err
 		}
@@ -94,6 +118,9 @@ func (t *Tx) insertProperties(pk int64, props []game.Property) error {
 }
 
 func (t *Tx) GetGameSession(id string) (*game.GameSession, error) {
+	if s, ok := t.memorySession(id); ok {
+		return s, nil
+	}
 	_, s, err := scanSession(t.queryRow(`SELECT `+sessionColumns+` FROM game_sessions WHERE id = ?`+t.lock(), id))
 	if errNoRows(err) {
 		return nil, game.Errorf(game.NotFound, "game session %s not found", id)
@@ -155,6 +182,9 @@ func (t *Tx) UpdateGameSession(s *game.GameSession) error {
 	doc, err := json.Marshal(s)
 	if err != nil {
 		return err
+	}
+	if k := t.known[s.ID]; k != nil {
+		return t.updateKnown(s, k, doc)
 	}
 	var pk, version int64
 	var cur int

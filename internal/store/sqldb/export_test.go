@@ -1,0 +1,19 @@
+package sqldb
+
+import "github.com/anylift/anylift/internal/store"
+
+// RunBatch runs fns as one batch of the grouped committer (in one
+// transaction, each under its savepoint, in order) and answers each one's
+// outcome. The DB must have group commit on and nothing else writing.
+func (db *DB) RunBatch(fns ...func(store.Tx) error) []error {
+	batch := make([]*job, len(fns))
+	for i, fn := range fns {
+		batch[i] = &job{fn: fn, done: make(chan error, 1)}
+	}
+	db.commitBatch(batch)
+	out := make([]error, len(fns))
+	for i, j := range batch {
+		out[i] = <-j.done
+	}
+	return out
+}

@@ -1,0 +1,176 @@
+package sqldb
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/store"
+)
+
+// Game sessions from memory inside write transactions. With a
+// store.LiveSessionRecords set (SetLiveSessions), GetGameSession inside a
+// write transaction reads a live session of a fleet the memory answers
+// for from the memory, with its row key and version, instead of selecting
+// (and, on PostgreSQL, locking) its row. The store is then the only
+// writer of that fleet: one server on SQLite, whose writes go through one
+// committer; on PostgreSQL a node that owns the fleet, whose writes go
+// through its one committer and whose every write of the fleet is fenced.
+// No other transaction can change the row while this one runs, so the
+// lock that a SELECT … FOR UPDATE would take guards against nothing.
+//
+// What the transaction read from memory, and what it wrote of that
+// session since, it keeps (known): an update of the session or of its
+// seats then needs no answer from the store, since the row key, the seat
+// count and the version it would return are known. It is written with a
+// guard on the version it read (WHERE version = ?), which on PostgreSQL
+// is queued in the pipeline (pipeline.go): a row the memory is out of
+// step with matches nothing, and fails the job (errStale) rather than be
+// overwritten.
+//
+// The memory learns a batch's writes at its commit, so a session that
+// this job or an earlier job of its batch wrote is read from the store,
+// as processes are (freeprocs.go). What a job knows is forgotten when it
+// ends, whether it succeeded or not: a failed job's writes are undone to
+// its savepoint, and the memory, which heard nothing of them, is as it
+// was.
+
+// SetLiveSessions makes GetGameSession in write transactions answer from
+// sessions for the fleets whose processes the memory of processes answers
+// for (SetLiveProcesses, SetLiveProcessesFor), which it must be set with;
+// the commit hook must feed sessions. Call it once, before the DB serves
+// writes.
+func (db *DB) SetLiveSessions(sessions store.LiveSessionRecords) { db.sessions = sessions }
+
+// errStale fails a write made from memory that the store's row does not
+// match: the memory was behind the store, which it never is while this
+// node is the fleet's only writer.
+var errStale = errors.New("game session changed in the store but not in memory")
+
+// knownSession is a game session as this job read it from memory and
+// has written it since: its row key, the version its row has now, and
+// the record (its seat count the stored one).
+type knownSession struct {
+	pk, version int64
+	s           *game.GameSession
+}
+
+// memorySession answers GetGameSession from memory (see above); ok is
+// false when the store must.
+func (t *Tx) memorySession(id string) (*game.GameSession, bool) {
+	if t.db.sessions == nil || t.db.free == nil || !t.writable || t.sessionWritten(id) {
+		return nil, false
+	}
+	s, pk, version, ok := t.db.sessions.Record(id)
+	if !ok || !t.memoryFor(s.FleetID) {
+		return nil, false
+	}
+	t.readMemory(s.FleetID)
+	if t.known == nil {
+		t.known = map[string]*knownSession{}
+	}
+	t.known[id] = &knownSession{pk: pk, version: version, s: copySession(s)}
+	t.sawProperties(s)
+	return s, true
+}
+
+// copySession copies s, its properties included.
+func copySession(s *game.GameSession) *game.GameSession {
+	c := *s
+	c.Properties = slices.Clone(s.Properties)
+	return &c
+}
+
+// sessionWritten reports whether this job, or an earlier job of its batch
+// that succeeded, wrote game session id (its record or its seats).
+func (t *Tx) sessionWritten(id string) bool {
+	if t.writtenSessions[id] {
+		return true
+	}
+	for _, c := range t.changes {
+		if (c.Kind == store.SessionPut || c.Kind == store.SessionSeats) && c.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// readMemory notes that this transaction read fleetID's live state from
+// memory (fence).
+func (t *Tx) readMemory(fleetID string) {
+	if t.memFleets == nil {
+		t.memFleets = map[string]bool{}
+	}
+	t.memFleets[fleetID] = true
+}
+
+// staleCheck fails a guarded write that matched no row.
+func staleCheck(id string) func(int64, error) error {
+	return func(n int64, err error) error {
+		if err == nil && n == 0 {
+			return fmt.Errorf("game session %s: %w", id, errStale)
+		}
+		return err
+	}
+}
+
+// updateKnown is UpdateGameSession of a session this job knows (see
+// above): one update guarded by the version read, needing no answer.
+func (t *Tx) updateKnown(s *game.GameSession, k *knownSession, doc []byte) error {
+	err := t.later(staleCheck(s.ID), `UPDATE game_sessions SET compute = ?, status = ?, name = ?, max_players = ?, policy = ?,
+		ended = ?, reason = ?, doc = ?, version = version + 1 WHERE id = ? AND version = ?`,
+		s.ComputeName, s.Status, s.Name, s.MaximumPlayerSessionCount, s.PlayerSessionCreationPolicy,
+		store.Millis(s.TerminationTime), s.StatusReason, string(doc), s.ID, k.version)
+	if err != nil {
+		return err
+	}
+	if t.props[s.ID] != propertiesKey(s.Properties) {
+		if err := t.putProperties(k.pk, s.Properties); err != nil {
+			return err
+		}
+		t.sawProperties(s)
+	}
+	cur := k.s.CurrentPlayerSessionCount
+	t.noteSession(s, k.pk, cur, k.version+1)
+	c := copySession(s)
+	c.CurrentPlayerSessionCount = cur
+	c.TerminationTime = store.FromMillis(store.Millis(s.TerminationTime))
+	t.known[s.ID] = &knownSession{pk: k.pk, version: k.version + 1, s: c}
+	return nil
+}
+
+// takeKnownSeats is takeSeats for a session this job knows that has the
+// room asked for: one update guarded by the version, needing no answer.
+// ok is false when the session has not the room (the store path then
+// decides, expiring stale reservations).
+func (t *Tx) takeKnownSeats(gameSessionID string, n int) (*game.GameSession, int64, bool, error) {
+	k := t.known[gameSessionID]
+	if k == nil {
+		return nil, 0, false, nil
+	}
+	s := k.s
+	if s.Status != game.SessionActive || s.PlayerSessionCreationPolicy != game.AcceptAll ||
+		s.CurrentPlayerSessionCount+n > s.MaximumPlayerSessionCount {
+		return nil, 0, false, nil
+	}
+	err := t.later(staleCheck(gameSessionID), `UPDATE game_sessions SET cur_players = cur_players + ?, version = version + 1
+		WHERE id = ? AND version = ?`, n, gameSessionID, k.version)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	c := copySession(s)
+	c.CurrentPlayerSessionCount += n
+	t.known[gameSessionID] = &knownSession{pk: k.pk, version: k.version + 1, s: c}
+	return copySession(c), k.version + 1, true, nil
+}
+
+// asStored is tm as the stored JSON document reads it back: no monotonic
+// clock reading, the zone the decoding gives.
+func asStored(tm time.Time) time.Time {
+	if b, err := tm.MarshalJSON(); err == nil {
+		tm.UnmarshalJSON(b)
+	}
+	return tm
+}
