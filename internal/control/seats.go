@@ -49,7 +49,11 @@ func (s *Service) reserveHeld(ctx context.Context, k seatKeeper, gameSessionID s
 
 // holdSeats holds n seats of the session in memory and returns its
 // record; nil and no error when the memory does not hold the session
-// live. A session not ACTIVE or not accepting players is refused at once.
+// live. A session not accepting players, or ended, is refused at once. A
+// session the memory has ACTIVATING is left to the store: its activation
+// may have committed without reaching the memory yet (the commit hook
+// runs after the commit), and a reader of the store, say of the
+// placement it fulfils, may already have told a client it is ACTIVE.
 //
 // A session with no room may still hold reservations that reached their
 // timeout at, which must not keep it full. The memory holds seat counts,
@@ -66,6 +70,9 @@ func (s *Service) holdSeats(ctx context.Context, k seatKeeper, id string, n int,
 	gs, taken, held := k.HoldSeats(id, n)
 	if gs == nil || held {
 		return gs, nil
+	}
+	if gs.Status == game.SessionActivating {
+		return nil, nil
 	}
 	if gs.Status != game.SessionActive || gs.PlayerSessionCreationPolicy != game.AcceptAll {
 		return nil, store.SeatRefusal(gs, n)

@@ -135,6 +135,55 @@ func TestReserveFromMemory(t *testing.T) {
 	}
 }
 
+// A session whose activation has committed but not reached the memory
+// yet (the moment between a commit and its hook, when a reader of the
+// store may already see the session ACTIVE, or the placement it fulfils
+// FULFILLED) takes a reservation: the store decides it, not the memory's
+// older ACTIVATING.
+func TestReserveOnActivationNotInMemoryYet(t *testing.T) {
+	w := newSeatWorld(t)
+	ctx := context.Background()
+	id := w.session("starting", game.SessionActivating, game.AcceptAll, 2)
+	// The activation's changes are held back from the memory, as while
+	// its hook has not run.
+	var held []store.Change
+	w.db.SetCommitHook(func(cs []store.Change) {
+		for _, c := range cs {
+			if c.ID == id && c.Kind == store.SessionPut && c.Session.Status == game.SessionActive {
+				held = append(held, c)
+				continue
+			}
+			w.mem.Apply([]store.Change{c})
+		}
+	})
+	err := w.db.Update(ctx, func(tx store.Tx) error {
+		gs, err := tx.GetGameSession(id)
+		if err != nil {
+			return err
+		}
+		gs.Status = game.SessionActive
+		return tx.UpdateGameSession(gs)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(held) != 1 {
+		t.Fatalf("%d activations held back from the memory, want 1", len(held))
+	}
+	if err := w.s.reserve(ctx, id, w.players("a")); err != nil {
+		t.Fatalf("a reservation on a session the store has ACTIVE and the memory not yet: %v", err)
+	}
+	w.mem.Apply(held)
+	if stored, mem := w.counts(id); stored != 1 || mem != 1 {
+		t.Errorf("seats: store %d, memory %d, want 1", stored, mem)
+	}
+	// Still ACTIVATING in the store too: the store's refusal.
+	other := w.session("still-starting", game.SessionActivating, game.AcceptAll, 2)
+	if err := w.s.reserve(ctx, other, w.players("b")); !game.IsKind(err, game.InvalidGameSessionStatus) {
+		t.Errorf("a reservation on an ACTIVATING session: %v, want InvalidGameSessionStatus", err)
+	}
+}
+
 // Refusals decided in memory are word for word the store's.
 func TestSeatRefusalsFromMemoryMatchStore(t *testing.T) {
 	w := newSeatWorld(t)
