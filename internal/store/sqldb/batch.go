@@ -170,6 +170,7 @@ func runSavepointOnce(ctx context.Context, sqlTx *sql.Tx, t *Tx, fn func(store.T
 	// Locks a job takes are released when it is undone to its savepoint:
 	// forget the ones it took, so that the next job takes them again.
 	fenced, appending := len(t.fenced), t.appending
+	t.lastPlayer.ok = false // a record read by another job is not reused
 	undo := func() {
 		t.fenced, t.appending, t.props = t.fenced[:fenced], appending, nil
 		clear(t.known)

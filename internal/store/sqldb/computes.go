@@ -21,7 +21,7 @@ func (t *Tx) InsertCompute(c *game.Compute) error {
 	if err != nil {
 		return err
 	}
-	t.forgetDocs()
+	t.wroteDocs()
 	_, err = t.exec(`INSERT INTO computes (fleet_id, name, location, status, created, doc) VALUES (?, ?, ?, ?, ?, ?)`,
 		c.FleetID, c.Name, c.Location, c.Status, store.Millis(c.CreationTime), string(doc))
 	if t.isUnique(err) {
@@ -54,7 +54,7 @@ func (t *Tx) UpdateCompute(c *game.Compute) error {
 	if err != nil {
 		return err
 	}
-	t.forgetDocs()
+	t.wroteDocs()
 	res, err := t.exec(`UPDATE computes SET location = ?, status = ?, doc = ? WHERE fleet_id = ? AND name = ?`,
 		c.Location, c.Status, string(doc), c.FleetID, c.Name)
 	if err != nil {
@@ -70,7 +70,7 @@ func (t *Tx) DeleteCompute(fleetID, name string) error {
 	if err := t.fence(fleetID); err != nil {
 		return err
 	}
-	t.forgetDocs()
+	t.wroteDocs()
 	res, err := t.exec(`DELETE FROM computes WHERE fleet_id = ? AND name = ?`, fleetID, name)
 	if err != nil {
 		return err

@@ -84,6 +84,10 @@ type DB struct {
 	// (SetLiveSessionCounts).
 	counts store.LiveSessionCounts
 
+	// records keeps fleets and computes between write transactions
+	// (KeepRecords; docs.go).
+	records *recordDocs
+
 	// closers run after the pools close (OnClose).
 	closers []func() error
 
@@ -278,8 +282,10 @@ type Tx struct {
 	pipe []queued
 	// savepoint: the running job's savepoint has been sent.
 	savepoint bool
-	// docs: records read in a grouped transaction (docs.go).
-	docs map[string]string
+	// docs: records read in a grouped transaction (docs.go);
+	// wroteRecords: this transaction wrote a fleet, a compute or a queue.
+	docs         map[string]string
+	wroteRecords bool
 	// feed: note changes for the commit hook (feed.go) in changes.
 	feed    bool
 	changes []store.Change
@@ -302,6 +308,15 @@ type Tx struct {
 	// props: the properties each game session read or written here has
 	// indexed (sawProperties).
 	props map[string]string
+	// sent counts the statements this transaction has run or queued,
+	// and lastPlayer is the player session the running job read last,
+	// with sent as it was then (players.go).
+	sent       uint64
+	lastPlayer struct {
+		rec  game.PlayerSession
+		sent uint64
+		ok   bool
+	}
 }
 
 // stmt returns q prepared for this transaction, or nil the first times
@@ -348,6 +363,7 @@ func (db *DB) prepare(key stmtKey) {
 }
 
 func (t *Tx) exec(q string, args ...any) (sql.Result, error) {
+	t.sent++
 	if len(t.pipe) > 0 {
 		return t.execPiped(q, args)
 	}
@@ -358,6 +374,7 @@ func (t *Tx) exec(q string, args ...any) (sql.Result, error) {
 }
 
 func (t *Tx) query(q string, args ...any) (*sql.Rows, error) {
+	t.sent++
 	if err := t.sendQueued(); err != nil {
 		return nil, err
 	}
@@ -368,6 +385,7 @@ func (t *Tx) query(q string, args ...any) (*sql.Rows, error) {
 }
 
 func (t *Tx) queryRow(q string, args ...any) Row {
+	t.sent++
 	if len(t.pipe) > 0 {
 		return pipedRow{t, q, args}
 	}

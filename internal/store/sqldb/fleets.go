@@ -13,7 +13,7 @@ func (t *Tx) InsertFleet(f *game.Fleet) error {
 	if err != nil {
 		return err
 	}
-	t.forgetDocs()
+	t.wroteDocs()
 	_, err = t.exec(`INSERT INTO fleets (id, name, status, created, compute_type, doc) VALUES (?, ?, ?, ?, ?, ?)`,
 		f.ID, f.Name, f.Status, store.Millis(f.CreationTime), computeType(f), string(doc))
 	if t.isUnique(err) {
@@ -76,7 +76,7 @@ func (t *Tx) UpdateFleet(f *game.Fleet) error {
 	if err != nil {
 		return err
 	}
-	t.forgetDocs()
+	t.wroteDocs()
 	res, err := t.exec(`UPDATE fleets SET name = ?, status = ?, doc = ? WHERE id = ?`, f.Name, f.Status, string(doc), f.ID)
 	if err != nil {
 		return err
@@ -94,7 +94,7 @@ func (t *Tx) DeleteFleet(id string) error {
 	if err := t.fence(id); err != nil {
 		return err
 	}
-	t.forgetDocs()
+	t.wroteDocs()
 	res, err := t.exec(`DELETE FROM fleets WHERE id = ?`, id)
 	if err != nil {
 		return err

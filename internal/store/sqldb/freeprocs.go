@@ -108,7 +108,23 @@ func (t *Tx) claimFromMemory(fleetID, location, gameSessionID string, maxActivat
 		} else {
 			// The conditions repeat the memory's: a memory out of step
 			// with the store skips a process rather than give it two
-			// sessions.
+			// sessions. With the version the memory holds, the claim is
+			// an update guarded by it, whose new version is known
+			// without asking (RETURNING costs SQLite a temporary table
+			// per statement); only a row not at that version is claimed
+			// again without the guard.
+			if known && !t.wrote(keyOf(p)) {
+				ok, err := t.claimAt(p, gameSessionID, v)
+				if err != nil {
+					return nil, err
+				}
+				if ok {
+					p.GameSessionID = gameSessionID
+					t.noteProcess(p, v+1)
+					c := *p
+					return &c, nil
+				}
+			}
 			var ok bool
 			var err error
 			version, ok, err = t.claim(p.FleetID, p.ComputeName, p.PID, gameSessionID, true)
@@ -124,6 +140,19 @@ func (t *Tx) claimFromMemory(fleetID, location, gameSessionID string, maxActivat
 		c := *p
 		return &c, nil
 	}
+}
+
+// claimAt claims free process p for gameSessionID if its row is at
+// version, with the memory's conditions.
+func (t *Tx) claimAt(p *game.Process, gameSessionID string, version int64) (bool, error) {
+	res, err := t.exec(`UPDATE processes SET game_session_id = ?, version = version + 1 WHERE fleet_id = ? AND compute = ? AND pid = ?
+		AND game_session_id = '' AND status = 'ACTIVE' AND connected = 1 AND healthy = 1 AND version = ?`,
+		gameSessionID, p.FleetID, p.ComputeName, p.PID, version)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
 }
 
 // keyOf is p's key.

@@ -39,6 +39,7 @@ type queued struct {
 // later runs q now, or queues it when the transaction pipelines, and
 // passes its row count and error through check (nil: the error as is).
 func (t *Tx) later(check func(n int64, err error) error, q string, args ...any) error {
+	t.sent++
 	if check == nil {
 		check = func(_ int64, err error) error { return err }
 	}

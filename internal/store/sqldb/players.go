@@ -154,7 +154,21 @@ func (t *Tx) GetPlayerSession(id string) (*game.PlayerSession, error) {
 	if errNoRows(err) {
 		return nil, game.Errorf(game.NotFound, "player session %s not found", id)
 	}
+	if err == nil && t.writable {
+		t.lastPlayer.rec, t.lastPlayer.sent, t.lastPlayer.ok = *p, t.sent, true
+	}
 	return p, err
+}
+
+// playerForWrite returns player session id for a change: the record the
+// running job has just read, when no statement has run since (an accept
+// or a removal checks the record, then changes it), else read again.
+func (t *Tx) playerForWrite(id string) (*game.PlayerSession, error) {
+	if l := &t.lastPlayer; l.ok && l.sent == t.sent && l.rec.ID == id {
+		p := l.rec
+		return &p, nil
+	}
+	return t.GetPlayerSession(id)
 }
 
 // playerCursor is the position after the last player session of a page.
@@ -218,7 +232,7 @@ func (t *Tx) ListPlayerSessions(f store.PlayerFilter, p store.Page) ([]*game.Pla
 }
 
 func (t *Tx) SetPlayerSessionStatus(id, status string, at time.Time) (*game.PlayerSession, error) {
-	p, err := t.GetPlayerSession(id)
+	p, err := t.playerForWrite(id)
 	if err != nil {
 		return nil, err
 	}

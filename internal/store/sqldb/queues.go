@@ -16,7 +16,7 @@ func (t *Tx) InsertQueue(q *game.Queue) error {
 	if err != nil {
 		return err
 	}
-	t.forgetDocs()
+	t.wroteDocs()
 	_, err = t.exec(`INSERT INTO game_session_queues (name, created, doc) VALUES (?, ?, ?)`,
 		q.Name, store.Millis(q.CreationTime), string(doc))
 	if t.isUnique(err) {
@@ -42,13 +42,13 @@ func (t *Tx) UpdateQueue(q *game.Queue) error {
 	if err != nil {
 		return err
 	}
-	t.forgetDocs()
+	t.wroteDocs()
 	res, err := t.exec(`UPDATE game_session_queues SET doc = ? WHERE name = ?`, string(doc), q.Name)
 	return requireRow(res, err, "game session queue %s not found", q.Name)
 }
 
 func (t *Tx) DeleteQueue(name string) error {
-	t.forgetDocs()
+	t.wroteDocs()
 	res, err := t.exec(`DELETE FROM game_session_queues WHERE name = ?`, name)
 	return requireRow(res, err, "game session queue %s not found", name)
 }

@@ -127,6 +127,7 @@ func open(ctx context.Context, dir, syncMode string, opts Options) (*sqldb.DB, e
 		return nil, err
 	}
 	ck.armed.Store(true) // the migrations' commits ask for no checkpoint
+	db.KeepRecords()     // this process is the store's only writer (lockDir)
 	if !opts.NoGroupCommit {
 		db.EnableGroupCommit()
 	}
