@@ -12,7 +12,6 @@ import (
 // each. What a read locks (FOR SHARE on PostgreSQL) the transaction
 // keeps until it ends. Any write of those tables, and any job undone to
 // its savepoint (which drops the locks it took), forgets them all.
-
 //
 // On a store only this process opens (SQLite: KeepRecords), fleets and
 // computes are also kept from one write transaction to the next: only

@@ -111,3 +111,50 @@ func TestPlayerSessions(t *testing.T) {
 		})
 	})
 }
+
+// A change of a player session's status after a read of it in the same
+// transaction starts from the record as it is then: here the read is
+// followed by the reservation's expiry, which SetPlayerSessionStatus must
+// see (the seat was already given back), not the record read before it.
+func TestPlayerStatusAfterReadAndChange(t *testing.T) {
+	Each(t, func(t *testing.T, st store.Store) {
+		gs := session(0)
+		never := t0.Add(-time.Hour)
+		Update(t, st, func(tx store.Tx) error { return tx.InsertGameSession(gs) })
+		Update(t, st, func(tx store.Tx) error { return tx.ReserveSeats(gs.ID, players(t0, "a", "b"), never) })
+		Update(t, st, func(tx store.Tx) error {
+			p, err := tx.GetPlayerSession("psess-a")
+			if err != nil || p.Status != game.PlayerReserved {
+				t.Fatalf("read: %+v %v", p, err)
+			}
+			if _, err := tx.ExpireReservations(t0, t0.Add(time.Minute), 1); err != nil {
+				return err
+			}
+			p, err = tx.SetPlayerSessionStatus("psess-a", game.PlayerCompleted, t0.Add(2*time.Minute))
+			if err != nil {
+				return err
+			}
+			// Read, then changed with nothing between: the read is reused.
+			if _, err := tx.GetPlayerSession("psess-b"); err != nil {
+				return err
+			}
+			p, err = tx.SetPlayerSessionStatus("psess-b", game.PlayerActive, t0.Add(2*time.Minute))
+			if err != nil || p.Status != game.PlayerActive || p.PlayerID != "player-b" || p.GameSessionID != gs.ID {
+				t.Errorf("accepted after a read: %+v %v", p, err)
+			}
+			return err
+		})
+		// a's seat went back once (at its expiry, not again when it
+		// completed); b still holds its own.
+		if n := seats(t, st, gs.ID); n != 1 {
+			t.Fatalf("seats = %d, want 1", n)
+		}
+		View(t, st, func(tx store.Tx) error {
+			p, err := tx.GetPlayerSession("psess-b")
+			if err != nil || p.Status != game.PlayerActive {
+				t.Errorf("b = %+v %v, want ACTIVE", p, err)
+			}
+			return nil
+		})
+	})
+}
