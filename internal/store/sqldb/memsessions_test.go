@@ -13,6 +13,7 @@ import (
 	"github.com/anylift/anylift/internal/fleetstate"
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/live"
+	"github.com/anylift/anylift/internal/search"
 	"github.com/anylift/anylift/internal/store"
 	"github.com/anylift/anylift/internal/store/postgres"
 	"github.com/anylift/anylift/internal/store/sqldb"
@@ -552,5 +553,42 @@ func TestFenceAtAnotherEpochFailsMemoryReads(t *testing.T) {
 	}
 	if gs := w.agree(id); gs.Name != "second" {
 		t.Errorf("after the next write: %q", gs.Name)
+	}
+}
+
+// TestSearchInAWriteSeesTheJobsQueuedWrites: a search inside a write
+// transaction runs after what the job has queued (on PostgreSQL grouped,
+// a session's insert goes in the pipeline), so it finds the session the
+// job has just inserted, with or without a filter (the filter's probe of
+// the property index is a query of its own).
+func TestSearchInAWriteSeesTheJobsQueuedWrites(t *testing.T) {
+	for name, open := range memWorlds(t) {
+		t.Run(name, func(t *testing.T) {
+			w := open(t)
+			w.newSession(4)
+			filter, err := search.ParseFilter("gameSessionProperties.mode = 'duel'")
+			if err != nil {
+				t.Fatal(err)
+			}
+			w.update(func(tx store.Tx) error {
+				gs := &game.GameSession{ID: "arn:aws:gamelift:us-west-2::gamesession/" + testFleet + "/custom-a/gsess-new",
+					IDString: "gsess-new", FleetID: testFleet, Location: "custom-a", CreationTime: time.Now(),
+					MaximumPlayerSessionCount: 4, Status: game.SessionActive, PlayerSessionCreationPolicy: game.AcceptAll,
+					Properties: []game.Property{{Key: "mode", Value: "duel"}}}
+				if err := tx.InsertGameSession(gs); err != nil {
+					return err
+				}
+				for _, f := range []search.Expr{nil, filter} {
+					list, _, err := tx.SearchGameSessions(store.SearchQuery{FleetID: testFleet, Filter: f}, store.Page{Limit: 10})
+					if err != nil {
+						return err
+					}
+					if len(list) != 2 {
+						t.Errorf("filter %v: %d sessions found in the write that inserted the second, want 2", f, len(list))
+					}
+				}
+				return nil
+			})
+		})
 	}
 }

@@ -60,6 +60,11 @@ func (t *Tx) SearchGameSessions(q store.SearchQuery, p store.Page) ([]*game.Game
 func (t *Tx) searchPart(pl plan, out []*game.GameSession, last searchCursor) ([]*game.GameSession, searchCursor, error) {
 	b := &sqlBuilder{pg: t.db.dialect.Numbered}
 	b.search(pl)
+	// Inside a write, what the job has queued goes first (pipeline.go):
+	// the search sees it, and it keeps its place before the search.
+	if err := t.sendQueued(); err != nil {
+		return nil, last, err
+	}
 	rows, err := t.tx.QueryContext(t.ctx, b.sql.String(), b.args...)
 	if err != nil {
 		return nil, last, err
@@ -99,6 +104,9 @@ func (t *Tx) searchDriver(filter search.Expr) (*search.Cond, error) {
 		var n int
 		b := &sqlBuilder{pg: t.db.dialect.Numbered}
 		b.probe(c, driverLimit)
+		if err := t.sendQueued(); err != nil {
+			return nil, err
+		}
 		if err := t.tx.QueryRowContext(t.ctx, b.sql.String(), b.args...).Scan(&n); err != nil {
 			return nil, err
 		}
