@@ -139,6 +139,12 @@ func (s *Service) faultFleet(tx store.Tx, spec *faults.Spec) error {
 	if err != nil {
 		return err
 	}
+	// The fault is kept by the node serving the fleet: a node that does
+	// not own it (its view of the leases behind, so the call was not sent
+	// on) is refused here, and the call goes to the owner.
+	if err := tx.FenceFleet(f.ID); err != nil {
+		return err
+	}
 	if loc := spec.Scope.Location; loc != "" && loc != s.cfg.Account.Region && !containsExact(f.Locations, loc) {
 		return game.Errorf(game.InvalidRequest, "fleet %s has no location %s", f.ID, loc)
 	}

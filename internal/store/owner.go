@@ -47,4 +47,11 @@ type FleetOwnerTx interface {
 	MoveFleet(from FleetOwner, to string) (FleetOwner, bool, error)
 	// DropFleetOwner removes the lease of a fleet that no longer exists.
 	DropFleetOwner(fleetID string) error
+	// FenceFleet checks, in a write transaction, that this node owns
+	// fleetID, as the fleet's writes do (*NotOwner otherwise), and keeps
+	// the lease from moving until the transaction ends: for a change that
+	// writes nothing of the fleet but must be made by its owner alone (a
+	// fault kept in the owner's memory). Without fleet ownership it
+	// checks nothing.
+	FenceFleet(fleetID string) error
 }

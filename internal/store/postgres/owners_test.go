@@ -160,6 +160,7 @@ func TestFencedFleetWrites(t *testing.T) {
 		},
 		"update compute":     func(tx store.Tx) error { c := *compute; c.IPAddress = "10.0.0.9"; return tx.UpdateCompute(&c) },
 		"deregister compute": func(tx store.Tx) error { return tx.DeleteCompute(fleet, "c1") },
+		"fence alone (a fault)": func(tx store.Tx) error { return tx.FenceFleet(fleet) },
 		"update fleet": func(tx store.Tx) error {
 			f, err := tx.GetFleet(fleet)
 			if err != nil {

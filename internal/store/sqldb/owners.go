@@ -118,6 +118,8 @@ func (t *Tx) fenceSession(id string) error {
 	return t.fence(fleetID)
 }
 
+func (t *Tx) FenceFleet(fleetID string) error { return t.fence(fleetID) }
+
 // ownNewFleet gives a fleet this transaction creates to this node.
 func (t *Tx) ownNewFleet(fleetID string) error {
 	op := t.db.owners.Load()
