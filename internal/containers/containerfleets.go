@@ -181,7 +181,7 @@ func applyContainerFleetAttributes(f *game.Fleet, protection *string, limit *wir
 	if limit != nil {
 		rl = &wire.ResourceCreationLimitPolicy{NewGameSessionsPerCreator: limit.NewGameSessionsPerCreator, PolicyPeriodInMinutes: limit.PolicyPeriodInMinutes}
 	}
-	applyFleetAttributes(f, protection, rl, groups)
+	wire.ApplyFleetAttributes(f, protection, rl, groups)
 	if logs != nil {
 		f.Container.LogDestination = wire.Deref(logs.LogDestination)
 		f.Container.LogGroupARN = wire.Deref(logs.LogGroupArn)
@@ -798,18 +798,23 @@ func eachCompute(tx store.Tx, fleetID string, fn func(*game.Compute)) error {
 // went. A compute already gone counts as removed.
 func (s *Service) RemoveIdleContainerCompute(ctx context.Context, fleetID, name string) (removed bool, err error) {
 	err = s.update(ctx, func(tx store.Tx) error {
-		removed = false
-		live, err := tx.LiveGameSessions(fleetID, name)
-		if err != nil || len(live) > 0 {
-			return err
-		}
-		if err := s.ctl.RemoveCompute(tx, fleetID, name); err != nil && !game.IsKind(err, game.NotFound) {
-			return err
-		}
-		removed = true
-		return nil
+		removed, err = s.removeIfIdle(tx, fleetID, name)
+		return err
 	})
 	return removed, err
+}
+
+// removeIfIdle deregisters the group inside tx unless it hosts a live
+// game session, and reports whether it went (gone already counts).
+func (s *Service) removeIfIdle(tx store.Tx, fleetID, name string) (bool, error) {
+	live, err := tx.LiveGameSessions(fleetID, name)
+	if err != nil || len(live) > 0 {
+		return false, err
+	}
+	if err := s.ctl.RemoveCompute(tx, fleetID, name); err != nil && !game.IsKind(err, game.NotFound) {
+		return false, err
+	}
+	return true, nil
 }
 
 // TerminateContainerGroup starts removing a game server container group
@@ -942,15 +947,8 @@ func (s *Service) RecycleContainerGroup(ctx context.Context, fleetID, name, mess
 				return err
 			}
 		}
-		live, err := tx.LiveGameSessions(fleetID, name)
-		if err != nil || len(live) > 0 {
-			return err
-		}
-		if err := s.ctl.RemoveCompute(tx, fleetID, name); err != nil && !game.IsKind(err, game.NotFound) {
-			return err
-		}
-		removed = true
-		return nil
+		removed, err = s.removeIfIdle(tx, fleetID, name)
+		return err
 	})
 	return removed, err
 }

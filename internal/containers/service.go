@@ -159,24 +159,6 @@ func (s *Service) logSweep(ctx context.Context, err error) {
 	}
 }
 
-// applyFleetAttributes sets the attributes given (non-nil) on f.
-func applyFleetAttributes(f *game.Fleet, protection *string, limit *wire.ResourceCreationLimitPolicy, groups []string) {
-	if protection != nil {
-		f.NewGameSessionProtectionPolicy = *protection
-	}
-	if limit != nil {
-		if limit.NewGameSessionsPerCreator != nil {
-			f.CreationLimit.NewGameSessionsPerCreator = int(*limit.NewGameSessionsPerCreator)
-		}
-		if limit.PolicyPeriodInMinutes != nil {
-			f.CreationLimit.PolicyPeriodInMinutes = int(*limit.PolicyPeriodInMinutes)
-		}
-	}
-	if len(groups) > 0 {
-		f.MetricGroups = append([]string(nil), groups...)
-	}
-}
-
 // protection is a session's protection policy, NoProtection when unset.
 func protection(p string) string {
 	if p == "" {

@@ -85,22 +85,10 @@ func (s *Service) newFleet(in *wire.CreateFleetInput) (*game.Fleet, error) {
 	return f, nil
 }
 
-// applyFleetAttributes sets the attributes given (non-nil) on f.
+// applyFleetAttributes sets the attributes given (non-nil) on f: those of
+// every fleet (wire.ApplyFleetAttributes), and an Anywhere fleet's cost.
 func applyFleetAttributes(f *game.Fleet, protection *string, limit *wire.ResourceCreationLimitPolicy, groups []string, anywhere *wire.AnywhereConfiguration) {
-	if protection != nil {
-		f.NewGameSessionProtectionPolicy = *protection
-	}
-	if limit != nil {
-		if limit.NewGameSessionsPerCreator != nil {
-			f.CreationLimit.NewGameSessionsPerCreator = int(*limit.NewGameSessionsPerCreator)
-		}
-		if limit.PolicyPeriodInMinutes != nil {
-			f.CreationLimit.PolicyPeriodInMinutes = int(*limit.PolicyPeriodInMinutes)
-		}
-	}
-	if len(groups) > 0 {
-		f.MetricGroups = append([]string(nil), groups...)
-	}
+	wire.ApplyFleetAttributes(f, protection, limit, groups)
 	if anywhere != nil {
 		f.AnywhereCost = wire.Deref(anywhere.Cost)
 	}

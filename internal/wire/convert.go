@@ -19,3 +19,23 @@ func GameProperties(in []GameProperty) []game.Property {
 	}
 	return out
 }
+
+// ApplyFleetAttributes sets on f the attributes a create or update request
+// gives (nil and empty: left as they are), the ones every kind of fleet
+// has.
+func ApplyFleetAttributes(f *game.Fleet, protection *string, limit *ResourceCreationLimitPolicy, groups []string) {
+	if protection != nil {
+		f.NewGameSessionProtectionPolicy = *protection
+	}
+	if limit != nil {
+		if limit.NewGameSessionsPerCreator != nil {
+			f.CreationLimit.NewGameSessionsPerCreator = int(*limit.NewGameSessionsPerCreator)
+		}
+		if limit.PolicyPeriodInMinutes != nil {
+			f.CreationLimit.PolicyPeriodInMinutes = int(*limit.PolicyPeriodInMinutes)
+		}
+	}
+	if len(groups) > 0 {
+		f.MetricGroups = append([]string(nil), groups...)
+	}
+}

@@ -158,8 +158,8 @@ func TestFencedFleetWrites(t *testing.T) {
 		"register compute": func(tx store.Tx) error {
 			return tx.InsertCompute(&game.Compute{FleetID: fleet, Name: "c2", Location: loc, Status: game.ComputePending, CreationTime: now})
 		},
-		"update compute":     func(tx store.Tx) error { c := *compute; c.IPAddress = "10.0.0.9"; return tx.UpdateCompute(&c) },
-		"deregister compute": func(tx store.Tx) error { return tx.DeleteCompute(fleet, "c1") },
+		"update compute":        func(tx store.Tx) error { c := *compute; c.IPAddress = "10.0.0.9"; return tx.UpdateCompute(&c) },
+		"deregister compute":    func(tx store.Tx) error { return tx.DeleteCompute(fleet, "c1") },
 		"fence alone (a fault)": func(tx store.Tx) error { return tx.FenceFleet(fleet) },
 		"update fleet": func(tx store.Tx) error {
 			f, err := tx.GetFleet(fleet)
