@@ -30,7 +30,7 @@ func TestLostSessionsEnd(t *testing.T) {
 	active := mk("a", "c1", game.SessionActive)
 	activating := mk("b", "c1", game.SessionActivating)
 	elsewhere := mk("c", "c2", game.SessionActive)
-	p := s.newPlayerSession("player", "")
+	p := game.NewPlayerSession("player", "", s.clock())
 	if err := s.reserve(ctx, active.ID, []*game.PlayerSession{p}); err != nil {
 		t.Fatal(err)
 	}

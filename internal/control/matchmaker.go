@@ -53,7 +53,7 @@ func (s *Service) PublishMatchmakingEvent(tx store.Tx, typ, resource, target str
 func (s *Service) ReserveMatchSeats(tx store.Tx, gameSessionID string, playerIDs []string, now time.Time) ([]*game.PlayerSession, error) {
 	seats := make([]*game.PlayerSession, 0, len(playerIDs))
 	for _, id := range playerIDs {
-		seats = append(seats, s.newPlayerSession(id, ""))
+		seats = append(seats, game.NewPlayerSession(id, "", s.clock()))
 	}
 	return seats, tx.ReserveSeats(gameSessionID, seats, now.Add(-s.cfg.ReservationTimeout))
 }

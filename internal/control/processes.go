@@ -294,7 +294,7 @@ func (s *Service) ProcessDescribePlayerSessions(ctx context.Context, ref Process
 			return err
 		}
 		f := store.PlayerFilter{ID: r.PlayerSessionId, GameSessionID: r.GameSessionId, PlayerID: r.PlayerId}
-		if err := checkPlayerFilter(&f, r.PlayerSessionStatusFilter); err != nil {
+		if err := store.CheckPlayerFilter(&f, r.PlayerSessionStatusFilter); err != nil {
 			return err
 		}
 		if f.GameSessionID != "" && f.GameSessionID != p.GameSessionID {

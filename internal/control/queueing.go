@@ -153,7 +153,7 @@ func (s *Service) PublishPlacementEvent(tx store.Tx, typ, resource, target strin
 func (s *Service) ReservePlacedSeats(tx store.Tx, gameSessionID string, players []game.DesiredPlayer) ([]*game.PlayerSession, error) {
 	seats := make([]*game.PlayerSession, 0, len(players))
 	for _, d := range players {
-		seats = append(seats, s.newPlayerSession(d.PlayerID, d.PlayerData))
+		seats = append(seats, game.NewPlayerSession(d.PlayerID, d.PlayerData, s.clock()))
 	}
 	return seats, tx.ReserveSeats(gameSessionID, seats, seats[0].CreationTime.Add(-s.cfg.ReservationTimeout))
 }

@@ -79,7 +79,7 @@ func (w *seatWorld) record(name, status, policy string, seats int) *game.GameSes
 func (w *seatWorld) players(ids ...string) []*game.PlayerSession {
 	var ps []*game.PlayerSession
 	for _, id := range ids {
-		ps = append(ps, w.s.newPlayerSession(id, ""))
+		ps = append(ps, game.NewPlayerSession(id, "", w.s.clock()))
 	}
 	return ps
 }

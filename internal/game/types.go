@@ -250,6 +250,12 @@ type PlayerSession struct {
 	PlayerData      string
 }
 
+// NewPlayerSession is a new RESERVED player session for playerID, created
+// at now, with a new id; the caller ties it to its game session.
+func NewPlayerSession(playerID, data string, now time.Time) *PlayerSession {
+	return &PlayerSession{ID: NewPlayerSessionID(), PlayerID: playerID, CreationTime: now, Status: PlayerReserved, PlayerData: data}
+}
+
 // Occupies reports whether the player session holds a seat.
 func (p *PlayerSession) Occupies() bool {
 	return p.Status == PlayerReserved || p.Status == PlayerActive

@@ -15,6 +15,31 @@ type PlayerFilter struct {
 	Status        string
 }
 
+// CheckPlayerFilter checks that f has exactly one selector and that
+// status, when given, is a player session status, and keeps status in f
+// for the GameSessionID form (DescribePlayerSessions, from the API and
+// from a server process). Errors: InvalidRequest.
+func CheckPlayerFilter(f *PlayerFilter, status string) error {
+	n := 0
+	for _, v := range []string{f.ID, f.GameSessionID, f.PlayerID} {
+		if v != "" {
+			n++
+		}
+	}
+	if n != 1 {
+		return game.Errorf(game.InvalidRequest, "Exactly one of PlayerSessionId, GameSessionId and PlayerId is required; %d were given", n)
+	}
+	switch status {
+	case "", game.PlayerReserved, game.PlayerActive, game.PlayerCompleted, game.PlayerTimedOut:
+	default:
+		return game.Errorf(game.InvalidRequest, "PlayerSessionStatusFilter %q is not one of RESERVED, ACTIVE, COMPLETED, TIMEDOUT", status)
+	}
+	if f.GameSessionID != "" {
+		f.Status = status
+	}
+	return nil
+}
+
 // PlayerSessionTx reads and writes player sessions.
 type PlayerSessionTx interface {
 	// ReserveSeats creates ps (all RESERVED, all in one game session) if
