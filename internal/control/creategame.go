@@ -27,21 +27,21 @@ func (s *Service) CreateGameSession(ctx context.Context, in *wire.CreateGameSess
 		proc   *game.Process
 		replay bool
 	)
-	faultKey := s.faultKey()
+	faultKey := s.FaultKey()
 	err := s.update(ctx, func(tx store.Tx) error {
-		f, err := s.fleetFor(tx, wire.Deref(in.FleetId), wire.Deref(in.AliasId))
+		f, err := s.FleetFor(tx, wire.Deref(in.FleetId), wire.Deref(in.AliasId))
 		if err != nil {
 			return err
 		}
 		if gs, replay, err = s.newGameSession(tx, f, req); err != nil || replay {
 			return err
 		}
-		if err := s.refusePlacement(f.ID, gs.Location, faultKey); err != nil {
+		if err := s.RefuseSession(f.ID, gs.Location, faultKey); err != nil {
 			return err
 		}
 		proc, err = tx.ClaimFreeProcess(f.ID, gs.Location, gs.ID, f.Runtime.MaxConcurrentGameSessionActivations)
 		if game.IsKind(err, game.NotFound) {
-			s.sessionDemand(f.ID) // a scaled fleet grows now
+			s.SessionDemand(f.ID) // a scaled fleet grows now
 			return game.Errorf(game.FleetCapacityExceeded,
 				"No available server process in fleet %s location %s can host a new game session; retry after a wait", f.ID, gs.Location)
 		}
@@ -60,12 +60,43 @@ func (s *Service) CreateGameSession(ctx context.Context, in *wire.CreateGameSess
 		return nil, err
 	}
 	if !replay {
-		s.startOrHold(proc, gs)
-		s.sessionDemand(gs.FleetID)
+		s.SessionCreated(gs, proc)
 	}
 	out := gameSessionOut(gs)
 	// GameLift's CreateGameSession answer on an Anywhere fleet leaves the
 	// hosting compute out; DescribeGameSessions and the others name it.
 	out.ComputeName = nil
 	return &wire.CreateGameSessionOutput{GameSession: out}, nil
+}
+
+// newPlacedSession creates placement p's game session on a free
+// process of fleet f in location, inside tx: an ACTIVATING session with
+// the placement's name, seats, properties and data, claimed on the
+// process and given its compute's connection details. It answers nil,
+// nil when no process there is free after all (the count was stale, or
+// the fleet's activations are capped); the caller pushes the session with
+// SessionPlaced once tx has committed.
+func (s *Service) newPlacedSession(tx store.Tx, f *game.Fleet, location string, p *game.Placement) (*game.GameSession, *game.Process, error) {
+	gs, _, err := s.newGameSession(tx, f, sessionRequest{Name: p.GameSessionName, MaxPlayers: p.MaxPlayers,
+		Properties: p.Properties, GameSessionData: p.GameSessionData, MatchmakerData: p.MatchmakerData, Location: location})
+	if err != nil {
+		return nil, nil, err
+	}
+	proc, err := tx.ClaimFreeProcess(f.ID, location, gs.ID, f.Runtime.MaxConcurrentGameSessionActivations)
+	if game.IsKind(err, game.NotFound) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := tx.GetCompute(proc.FleetID, proc.ComputeName)
+	if err != nil {
+		return nil, nil, err
+	}
+	gs.ComputeName, gs.ProcessID = proc.ComputeName, proc.PID
+	gs.IPAddress, gs.DNSName, gs.Port = c.IPAddress, c.DNSName, c.ConnectionPort(proc.Port)
+	if err := tx.InsertGameSession(gs); err != nil {
+		return nil, nil, err
+	}
+	return gs, proc, nil
 }

@@ -2,6 +2,7 @@ package control
 
 import (
 	"context"
+	"slices"
 
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/store"
@@ -67,7 +68,7 @@ func (s *Service) listGameSessions(ctx context.Context, q sessionQuery) (list []
 func sessionArgs(q sessionQuery) (store.SessionFilter, store.Page, error) {
 	f := store.SessionFilter{ID: wire.Deref(q.id), Location: wire.Deref(q.location), Status: wire.Deref(q.status)}
 	page := store.Page{Limit: int(wire.Deref(q.limit)), Token: wire.Deref(q.token)}
-	if f.Status != "" && !containsExact(describableStatuses, f.Status) {
+	if f.Status != "" && !slices.Contains(describableStatuses, f.Status) {
 		return f, page, game.Errorf(game.InvalidRequest, "StatusFilter %q is not one of ACTIVE, TERMINATED, ACTIVATING, TERMINATING", f.Status)
 	}
 	return f, page, nil
@@ -77,7 +78,7 @@ func sessionArgs(q sessionQuery) (store.SessionFilter, store.Page, error) {
 func (s *Service) storeList(ctx context.Context, q sessionQuery, f store.SessionFilter, page store.Page) (list []*game.GameSession, next string, err error) {
 	err = s.view(ctx, func(tx store.Tx) error {
 		if f.ID == "" || q.fleetID != nil || q.aliasID != nil {
-			fl, err := s.fleetFor(tx, wire.Deref(q.fleetID), wire.Deref(q.aliasID))
+			fl, err := s.FleetFor(tx, wire.Deref(q.fleetID), wire.Deref(q.aliasID))
 			if err != nil {
 				return err
 			}
@@ -186,7 +187,7 @@ func (s *Service) TerminateGameSession(ctx context.Context, in *wire.TerminateGa
 	if err != nil {
 		return nil, err
 	}
-	s.pushTerminate(ctx, gs)
+	s.PushTerminate(ctx, gs)
 	return &wire.TerminateGameSessionOutput{GameSession: gameSessionOut(gs)}, nil
 }
 

@@ -104,7 +104,7 @@ func (s *Service) liveQuery(ctx context.Context, in *wire.SearchGameSessionsInpu
 		return q, true, nil
 	}
 	err := s.view(ctx, func(tx store.Tx) error {
-		id, err := s.resolveAlias(tx, aliasID)
+		id, err := s.AliasFleet(tx, aliasID)
 		q.FleetID = id
 		return err
 	})

@@ -77,35 +77,11 @@ func (s *Service) placementSessionEnded(tx store.Tx, gs *game.GameSession) error
 }
 
 // CreatePlacedSession creates placement p's game session on a free
-// process of fleet f in location, inside tx: an ACTIVATING session with
-// the placement's name, seats, properties and data, claimed on the
-// process and given its compute's connection details. It answers nil,
-// nil when no process there is free after all (the count was stale, or
-// the fleet's activations are capped); the caller pushes the session with
-// SessionPlaced once tx has committed.
+// process of fleet f in location, inside tx, as the game sessions do
+// (newPlacedSession); nil, nil when no process there is free after all.
+// The caller pushes the session with SessionPlaced once tx has committed.
 func (s *Service) CreatePlacedSession(tx store.Tx, f *game.Fleet, location string, p *game.Placement) (*game.GameSession, *game.Process, error) {
-	gs, _, err := s.newGameSession(tx, f, sessionRequest{Name: p.GameSessionName, MaxPlayers: p.MaxPlayers,
-		Properties: p.Properties, GameSessionData: p.GameSessionData, MatchmakerData: p.MatchmakerData, Location: location})
-	if err != nil {
-		return nil, nil, err
-	}
-	proc, err := tx.ClaimFreeProcess(f.ID, location, gs.ID, f.Runtime.MaxConcurrentGameSessionActivations)
-	if game.IsKind(err, game.NotFound) {
-		return nil, nil, nil
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	c, err := tx.GetCompute(proc.FleetID, proc.ComputeName)
-	if err != nil {
-		return nil, nil, err
-	}
-	gs.ComputeName, gs.ProcessID = proc.ComputeName, proc.PID
-	gs.IPAddress, gs.DNSName, gs.Port = c.IPAddress, c.DNSName, c.ConnectionPort(proc.Port)
-	if err := tx.InsertGameSession(gs); err != nil {
-		return nil, nil, err
-	}
-	return gs, proc, nil
+	return s.newPlacedSession(tx, f, location, p)
 }
 
 // SessionPlaced sends game session gs, created by CreatePlacedSession on
