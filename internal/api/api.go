@@ -23,6 +23,7 @@ import (
 	"github.com/anylift/anylift/internal/flexmatch"
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/queueing"
+	"github.com/anylift/anylift/internal/sessions"
 	"github.com/anylift/anylift/internal/wire"
 )
 
@@ -81,12 +82,13 @@ type Options struct {
 	Relay Relayer
 }
 
-// New returns the API handler over svc, with the queue and placement
-// operations served by qs, the FlexMatch operations by fm, and the
+// New returns the API handler over svc, with the game session and player
+// session operations served by ss, the queue and placement operations by
+// qs, the FlexMatch operations by fm, and the
 // container fleet, container group definition and scaling operations by
 // cs.
-func New(svc *control.Service, qs *queueing.Service, fm *flexmatch.Service, cs *containers.Service, o Options) *Handler {
-	h := &Handler{ops: operations(svc, qs, fm, cs), svc: svc, verifier: o.Verifier, log: o.Log, observe: o.Observe, newID: game.NewUUID,
+func New(svc *control.Service, ss *sessions.Service, qs *queueing.Service, fm *flexmatch.Service, cs *containers.Service, o Options) *Handler {
+	h := &Handler{ops: operations(svc, ss, qs, fm, cs), svc: svc, verifier: o.Verifier, log: o.Log, observe: o.Observe, newID: game.NewUUID,
 		unauth: &budget{max: o.UnauthenticatedBytes}, limiter: o.Limiter, account: svc.Config().Account, relay: o.Relay}
 	if h.unauth.max <= 0 {
 		h.unauth.max = DefaultUnauthenticatedBytes

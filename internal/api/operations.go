@@ -5,20 +5,24 @@ import (
 	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/flexmatch"
 	"github.com/anylift/anylift/internal/queueing"
+	"github.com/anylift/anylift/internal/sessions"
 )
 
 // operations is the operation table: every operation served, by name. Each
 // area lists its own in its ops_<area>.go file; the queues' and
 // placements' are served by qs, FlexMatch's by fm, the container fleets',
-// container group definitions' and scaling's by cs.
-func operations(s *control.Service, qs *queueing.Service, fm *flexmatch.Service, cs *containers.Service) map[string]handler {
+// container group definitions' and scaling's by cs, the game and player
+// sessions' by ss.
+func operations(s *control.Service, ss *sessions.Service, qs *queueing.Service, fm *flexmatch.Service, cs *containers.Service) map[string]handler {
 	m := map[string]handler{}
 	for _, add := range []func(*control.Service, map[string]handler){
-		locationOps, tagOps, fleetOps, computeOps, aliasOps, gameSessionOps, playerSessionOps,
-		utilizationOps, searchOps,
+		locationOps, tagOps, fleetOps, computeOps, aliasOps, utilizationOps,
 	} {
 		add(s, m)
 	}
+	gameSessionOps(ss, m)
+	playerSessionOps(ss, m)
+	searchOps(ss, m)
 	containerOps(cs, m)
 	containerFleetOps(cs, m)
 	queueOps(qs, m)

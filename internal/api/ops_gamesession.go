@@ -1,8 +1,8 @@
 package api
 
-import "github.com/anylift/anylift/internal/control"
+import "github.com/anylift/anylift/internal/sessions"
 
-func gameSessionOps(s *control.Service, m map[string]handler) {
+func gameSessionOps(s *sessions.Service, m map[string]handler) {
 	m["CreateGameSession"] = op(s.CreateGameSession)
 	m["DescribeGameSessions"] = opIn(s.DescribeGameSessionsEncoded)
 	m["DescribeGameSessionDetails"] = op(s.DescribeGameSessionDetails)

@@ -1,8 +1,8 @@
 package api
 
-import "github.com/anylift/anylift/internal/control"
+import "github.com/anylift/anylift/internal/sessions"
 
-func playerSessionOps(s *control.Service, m map[string]handler) {
+func playerSessionOps(s *sessions.Service, m map[string]handler) {
 	m["CreatePlayerSession"] = op(s.CreatePlayerSession)
 	m["CreatePlayerSessions"] = op(s.CreatePlayerSessions)
 	m["DescribePlayerSessions"] = op(s.DescribePlayerSessions)

@@ -1,7 +1,7 @@
 package api
 
-import "github.com/anylift/anylift/internal/control"
+import "github.com/anylift/anylift/internal/sessions"
 
-func searchOps(s *control.Service, m map[string]handler) {
+func searchOps(s *sessions.Service, m map[string]handler) {
 	m["SearchGameSessions"] = opIn(s.SearchGameSessionsEncoded)
 }

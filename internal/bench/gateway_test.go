@@ -194,7 +194,7 @@ func serveGateway(b *testing.B, s *seeded) string {
 	if s.players != "" {
 		return s.players
 	}
-	gw, err := gateway.New(s.srv.Service(), gatewayConfig())
+	gw, err := gateway.New(s.srv.PlayerControl(), gatewayConfig())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/metrics"
 	"github.com/anylift/anylift/internal/queueing"
+	"github.com/anylift/anylift/internal/sessions"
 	"github.com/anylift/anylift/internal/store"
 )
 
@@ -40,6 +41,7 @@ var staticFS embed.FS
 type Config struct {
 	Store     store.Store
 	Service   *control.Service
+	Sessions  *sessions.Service
 	Queues    *queueing.Service
 	Snapshots *metrics.Snapshots
 	// Keys are the API's access keys, accepted at sign-in with their

@@ -125,7 +125,7 @@ func (c *Console) terminate(w http.ResponseWriter, r *http.Request) {
 	id, mode := r.PostFormValue("id"), "TRIGGER_ON_PROCESS_TERMINATE" // the server ends it (no Agent to force it)
 	err := c.route(r, sessionFleet(id))
 	if err == nil {
-		_, err = c.cfg.Service.TerminateGameSession(r.Context(), &wire.TerminateGameSessionInput{GameSessionId: &id, TerminationMode: &mode})
+		_, err = c.cfg.Sessions.TerminateGameSession(r.Context(), &wire.TerminateGameSessionInput{GameSessionId: &id, TerminationMode: &mode})
 	}
 	if err != nil {
 		c.actionFailed(w, r, "Game session "+id, err)

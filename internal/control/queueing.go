@@ -78,10 +78,13 @@ func (s *Service) placementSessionEnded(tx store.Tx, gs *game.GameSession) error
 
 // CreatePlacedSession creates placement p's game session on a free
 // process of fleet f in location, inside tx, as the game sessions do
-// (newPlacedSession); nil, nil when no process there is free after all.
-// The caller pushes the session with SessionPlaced once tx has committed.
+// (Sessions); nil, nil when no process there is free after all. The
+// caller pushes the session with SessionPlaced once tx has committed.
 func (s *Service) CreatePlacedSession(tx store.Tx, f *game.Fleet, location string, p *game.Placement) (*game.GameSession, *game.Process, error) {
-	return s.newPlacedSession(tx, f, location, p)
+	if s.sessions == nil {
+		return nil, nil, game.Errorf(game.Internal, "placement %s: no game session service is set", p.ID)
+	}
+	return s.sessions.CreatePlacedSession(tx, f, location, p)
 }
 
 // SessionPlaced sends game session gs, created by CreatePlacedSession on

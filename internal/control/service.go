@@ -3,8 +3,9 @@
 // that move records along in time (reservation timeouts and the like).
 // FlexMatch's operations and loop are internal/flexmatch's, the game
 // session queues, their placements and the placer internal/queueing's,
-// container fleets with their capacity and scaling internal/containers';
-// matchmaker.go, queueing.go and containers.go are the seams between
+// container fleets with their capacity and scaling internal/containers',
+// the game and player session operations internal/sessions'; matchmaker.go,
+// queueing.go, containers.go and sessions.go are the seams between
 // control and each.
 //
 // Methods take and return wire shapes that the API layer has already
@@ -46,8 +47,6 @@ type Config struct {
 	// RefreshMargin is how long before its auth token expires a process
 	// connection is renewed with RefreshConnection (2 min).
 	RefreshMargin time.Duration
-	// SearchPageSize caps SearchGameSessions results per page (20).
-	SearchPageSize int
 	// SDKEndpoint is the WebSocket URL game servers' SDKs connect to,
 	// returned as a compute's GameLiftServiceSdkEndpoint
 	// (ws://127.0.0.1:9870).
@@ -105,9 +104,6 @@ func (c *Config) defaults() {
 	if c.RefreshMargin == 0 {
 		c.RefreshMargin = 2 * time.Minute
 	}
-	if c.SearchPageSize == 0 {
-		c.SearchPageSize = 20
-	}
 	if c.NodeID == "" {
 		c.NodeID = "node-" + game.NewUUID()
 	}
@@ -139,8 +135,6 @@ type Service struct {
 	node nodeState
 	// matchmaker is FlexMatch; nil until SetMatchmaker (matchmaker.go).
 	matchmaker Matchmaker
-	// live answers session reads from memory when set (live.go).
-	live LiveSessions
 	// hosts answers which process hosts which session when set (hosts.go).
 	hosts Hosts
 	// fx is fault injection's state; nil when it is off (faults.go).
@@ -159,6 +153,9 @@ type Service struct {
 	// containers are container fleets, their capacity and its scaler;
 	// nil until SetContainers (containers.go).
 	containers Containers
+	// sessions are game sessions and their player sessions; nil until
+	// SetSessions (sessions.go).
+	sessions Sessions
 }
 
 // New returns a Service over st. now is the clock (time.Now when nil).

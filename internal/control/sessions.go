@@ -6,18 +6,34 @@ import (
 )
 
 // The seam between control and game sessions with their player sessions
-// (the session operations: create, describe, update, terminate, search;
-// player sessions reserved and described; seats decided in memory; reads
-// answered from memory, encoded). They read and write game and player
-// sessions in the store; what they need of the rest of the control plane
-// they ask through the methods below, each run inside the caller's
-// transaction unless it says otherwise: the fleet an operation names,
-// directly or by an alias, fault injection's refusal of a new session, a
-// new session sent to its process and its demand told to the scaler, a
-// session's process asked to end (PushTerminate, queueing.go). A
-// session's end, whoever ends it, is control's (sessionend.go), and so is
-// what its process is sent (sessionpush.go) and what the process does to
-// its player sessions (players.go).
+// (internal/sessions: the session operations, create, describe, update,
+// terminate and search; player sessions reserved and described; seats
+// decided in memory; reads answered from memory, encoded). That package
+// reads and writes game and player sessions in the store; what it needs
+// of the rest of the control plane it asks through the methods below
+// (sessions.Control), each run inside the caller's transaction unless it
+// says otherwise: the fleet an operation names, directly or by an alias
+// (AliasFleet, queueing.go), fault injection's refusal of a new session,
+// a new session sent to its process and its demand told to the scaler, a
+// session's process asked to end (PushTerminate, queueing.go). What
+// control needs of it, it asks through Sessions. A session's end, whoever
+// ends it, is control's (sessionend.go), and so is what its process is
+// sent (sessionpush.go) and what the process does to its player sessions,
+// with the reservation timer (players.go).
+
+// Sessions is game sessions as control sees them.
+type Sessions interface {
+	// CreatePlacedSession creates queue placement p's ACTIVATING game
+	// session on a free process of fleet f in location, claimed for it,
+	// inside tx; nil, nil when none is free after all.
+	CreatePlacedSession(tx store.Tx, f *game.Fleet, location string, p *game.Placement) (*game.GameSession, *game.Process, error)
+}
+
+// SetSessions makes queue placements create their game sessions through
+// ss (CreatePlacedSession). Call it before Run; without it no placement
+// can place a session.
+
+func (s *Service) SetSessions(ss Sessions) { s.sessions = ss }
 
 // FleetFor returns the fleet an operation names, read inside tx: by
 // fleet id or ARN, or by alias id or ARN, exactly one of them. Errors:

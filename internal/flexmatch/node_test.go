@@ -5,6 +5,7 @@ import (
 
 	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/queueing"
+	"github.com/anylift/anylift/internal/sessions"
 	"github.com/anylift/anylift/internal/store"
 )
 
@@ -16,8 +17,9 @@ type (
 )
 
 // node is one node's control plane as internal/server assembles it:
-// control, the queues and FlexMatch over one store on one clock, control
-// running the placer and the sweeps, the matchmaker's steps among them.
+// control, the game sessions, the queues and FlexMatch over one store on
+// one clock, control running the placer and the sweeps, the matchmaker's
+// steps among them.
 // Each service's methods are the node's.
 type node struct {
 	*Service
@@ -29,6 +31,8 @@ func newNode(st store.Store, cfg control.Config, now func() time.Time) *node {
 	ctl := control.New(st, cfg, now, nil)
 	qs := queueing.New(st, ctl, queueing.Config{Account: ctl.Config().Account, MaxPlayersPerSession: ctl.Config().MaxPlayersPerSession}, now, nil)
 	ctl.SetQueues(qs)
+	ctl.SetSessions(sessions.New(st, ctl, sessions.Config{Account: ctl.Config().Account,
+		ReservationTimeout: ctl.Config().ReservationTimeout, MaxPlayersPerSession: ctl.Config().MaxPlayersPerSession}, now))
 	fm := New(st, ctl, qs, Config{Account: ctl.Config().Account}, now, nil)
 	ctl.SetMatchmaker(fm)
 	qs.SetMatchmaker(fm)

@@ -8,7 +8,7 @@ import (
 
 // An Encoder writes one session's answer in protocol p: the bytes
 // wire.Encode writes for the session's wire shape (control gives it:
-// control.EncodeGameSession). It must depend on the record and p alone,
+// sessions.EncodeGameSession). It must depend on the record and p alone,
 // since what it builds is kept and written in later answers.
 type Encoder = func(s *game.GameSession, p wire.Protocol) (wire.Encoded[wire.GameSession], error)
 

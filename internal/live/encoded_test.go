@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/sessions"
 	"github.com/anylift/anylift/internal/store"
 	"github.com/anylift/anylift/internal/wire"
 )
@@ -30,7 +30,7 @@ func encodedAgrees(t testing.TB, what string, ask func(p wire.Protocol) (wire.En
 			t.Fatalf("%s, %v: %d sessions encoded, store %d", what, p, len(list), len(want))
 		}
 		for i, s := range want {
-			e, err := control.EncodeGameSession(s, p)
+			e, err := sessions.EncodeGameSession(s, p)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -44,12 +44,12 @@ func encodedAgrees(t testing.TB, what string, ask func(p wire.Protocol) (wire.En
 // searchEncoded and listEncoded ask w's memory for encoded pages.
 func (w *world) searchEncoded(q store.SearchQuery, pg store.Page) func(wire.Protocol) (wire.EncodedList[wire.GameSession], string, bool, error) {
 	return func(p wire.Protocol) (wire.EncodedList[wire.GameSession], string, bool, error) {
-		return w.mem.SearchEncoded(q, pg, p, control.EncodeGameSession)
+		return w.mem.SearchEncoded(q, pg, p, sessions.EncodeGameSession)
 	}
 }
 
 func (w *world) listEncoded(f store.SessionFilter, pg store.Page) func(wire.Protocol) (wire.EncodedList[wire.GameSession], string, bool, error) {
 	return func(p wire.Protocol) (wire.EncodedList[wire.GameSession], string, bool, error) {
-		return w.mem.ListEncoded(f, pg, p, control.EncodeGameSession)
+		return w.mem.ListEncoded(f, pg, p, sessions.EncodeGameSession)
 	}
 }

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/live"
+	"github.com/anylift/anylift/internal/sessions"
 	"github.com/anylift/anylift/internal/store"
 	"github.com/anylift/anylift/internal/wire"
 )
@@ -81,7 +81,7 @@ func BenchmarkBytesPerSession(b *testing.B) {
 func warm(b *testing.B, mem *live.Sessions, fleet string, p wire.Protocol) {
 	pg := store.Page{Limit: 1000}
 	for {
-		_, next, ok, err := mem.ListEncoded(store.SessionFilter{FleetID: fleet, Status: game.SessionActive}, pg, p, control.EncodeGameSession)
+		_, next, ok, err := mem.ListEncoded(store.SessionFilter{FleetID: fleet, Status: game.SessionActive}, pg, p, sessions.EncodeGameSession)
 		if !ok || err != nil {
 			b.Fatal(ok, err)
 		}

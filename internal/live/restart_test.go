@@ -66,7 +66,7 @@ func TestServerRestartRebuildsMemory(t *testing.T) {
 			{FleetId: &fleet, FilterExpression: wire.String("hasAvailablePlayerSessions = true AND gameSessionProperties.mode = 'a'")},
 			{FleetId: &fleet, SortExpression: wire.String("playerSessionCount DESC"), Limit: wire.Int32(5)},
 		} {
-			o, err := srv.Service().SearchGameSessions(ctx, in)
+			o, err := srv.Sessions().SearchGameSessions(ctx, in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -77,7 +77,7 @@ func TestServerRestartRebuildsMemory(t *testing.T) {
 			{FleetId: &fleet, StatusFilter: wire.String(game.SessionActivating), Limit: wire.Int32(4)},
 			{GameSessionId: wire.String("arn:aws:gamelift:us-west-2::gamesession/" + fleet + "/gsess-04")},
 		} {
-			o, err := srv.Service().DescribeGameSessions(ctx, in)
+			o, err := srv.Sessions().DescribeGameSessions(ctx, in)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -311,7 +311,7 @@ func TestGatewayAlias(t *testing.T) {
 // whose allow-list is just the alias (alias ids are known only once made).
 func (e *env) withAllowedAlias(t *testing.T, alias string) *env {
 	t.Helper()
-	gw, err := gateway.New(e.Server.Service(), gateway.Config{Auth: gateway.AuthConfig{HS256Secret: secret},
+	gw, err := gateway.New(e.Server.PlayerControl(), gateway.Config{Auth: gateway.AuthConfig{HS256Secret: secret},
 		AllowedAliases: []string{alias}, RatePerSecond: -1, Now: e.clock.Now})
 	if err != nil {
 		t.Fatal(err)

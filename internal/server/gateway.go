@@ -1,12 +1,17 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"time"
 
 	"github.com/anylift/anylift/internal/api"
+	"github.com/anylift/anylift/internal/control"
+	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/gateway"
+	"github.com/anylift/anylift/internal/sessions"
+	"github.com/anylift/anylift/internal/wire"
 )
 
 // newGateway builds the player gateway when cfg.PlayerListen is set, so
@@ -17,7 +22,7 @@ func (s *Server) newGateway() error {
 		return nil
 	}
 	gc := s.playerConfig()
-	gw, err := gateway.New(s.svc, gc)
+	gw, err := gateway.New(s.PlayerControl(), gc)
 	if err != nil {
 		return err
 	}
@@ -103,3 +108,26 @@ func (s *Server) PlayerAddr() string {
 
 // Gateway is the player gateway, or nil when it is off.
 func (s *Server) Gateway() *gateway.Gateway { return s.gateway }
+
+// PlayerControl is the control plane as the player gateway asks it: the
+// game and player session operations from the sessions' service, the
+// rest (a player session removed, an alias resolved, a fleet's locations)
+// from control's.
+func (s *Server) PlayerControl() gateway.Control { return playerControl{s.ss, s.svc} }
+
+type playerControl struct {
+	*sessions.Service
+	ctl *control.Service
+}
+
+func (p playerControl) RemovePlayerSession(ctx context.Context, gameSessionID, playerSessionID string) (*game.PlayerSession, error) {
+	return p.ctl.RemovePlayerSession(ctx, gameSessionID, playerSessionID)
+}
+
+func (p playerControl) ResolveAlias(ctx context.Context, in *wire.ResolveAliasInput) (*wire.ResolveAliasOutput, error) {
+	return p.ctl.ResolveAlias(ctx, in)
+}
+
+func (p playerControl) DescribeFleetLocationAttributes(ctx context.Context, in *wire.DescribeFleetLocationAttributesInput) (*wire.DescribeFleetLocationAttributesOutput, error) {
+	return p.ctl.DescribeFleetLocationAttributes(ctx, in)
+}

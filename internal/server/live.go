@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/fleetstate"
 	"github.com/anylift/anylift/internal/live"
 	"github.com/anylift/anylift/internal/owned"
 	"github.com/anylift/anylift/internal/owners"
+	"github.com/anylift/anylift/internal/sessions"
 	"github.com/anylift/anylift/internal/store"
 	"github.com/anylift/anylift/internal/store/sqldb"
 )
@@ -40,7 +40,7 @@ func (s *Server) loadLive(ctx context.Context) error {
 	db.SetCommitHook(s.fleetStateHook(db, fs, l.Apply))
 	db.SetLiveSessions(l)
 	db.SetLiveSessionCounts(l)
-	s.svc.SetLive(l)
+	s.ss.SetLive(l)
 	s.cfg.Log.Info("live game sessions loaded", "sessions", l.Len(), "took", time.Since(start).Round(time.Millisecond))
 	return nil
 }
@@ -62,17 +62,17 @@ func (s *Server) ownedMemory(db *sqldb.DB, m *owners.Map) {
 	if db.Grouped() {
 		db.SetLiveProcessesFor(fs, s.mem.Loaded)
 		db.SetLiveSessions(l)
-		s.svc.SetLive(l)
+		s.ss.SetLive(l)
 	} else {
-		s.svc.SetLive(readsOnly{l})
+		s.ss.SetLive(readsOnly{l})
 	}
 	s.svc.SetHosts(fs)
 }
 
 // readsOnly is a memory that answers reads only: the service decides the
-// seats of a session in the store, not in memory (control's seatKeeper),
+// seats of a session in the store, not in memory (sessions' seatKeeper),
 // where the node's writes may reach its feed out of order.
-type readsOnly struct{ control.LiveSessions }
+type readsOnly struct{ sessions.LiveSessions }
 
 // OwnedMemory is the memory of the fleets the node owns, on PostgreSQL
 // with fleet ownership; nil otherwise.

@@ -11,6 +11,7 @@ import (
 	"github.com/anylift/anylift/internal/metrics"
 	"github.com/anylift/anylift/internal/queueing"
 	"github.com/anylift/anylift/internal/sdkserver"
+	"github.com/anylift/anylift/internal/sessions"
 	"github.com/anylift/anylift/internal/store"
 )
 
@@ -23,7 +24,7 @@ type observability struct {
 	console  *console.Console
 }
 
-func newObservability(cfg Config, st store.Store, svc *control.Service, qs *queueing.Service, hub *sdkserver.Server, keys *access.Keyring) *observability {
+func newObservability(cfg Config, st store.Store, svc *control.Service, ss *sessions.Service, qs *queueing.Service, hub *sdkserver.Server, keys *access.Keyring) *observability {
 	o := &observability{
 		snaps:   metrics.NewSnapshots(st, metrics.Options{Now: cfg.Now, Log: cfg.Log}),
 		history: metrics.NewHistory(st, cfg.MetricsRetention, cfg.Now, cfg.Log),
@@ -31,7 +32,7 @@ func newObservability(cfg Config, st store.Store, svc *control.Service, qs *queu
 	o.snaps.Add(metrics.QueueSource)
 	o.history.Add(metrics.QueueMinutes{})
 	o.exporter = metrics.NewExporter(o.snaps, hub.Connections)
-	o.console = console.New(console.Config{Store: st, Service: svc, Queues: qs, Snapshots: o.snaps,
+	o.console = console.New(console.Config{Store: st, Service: svc, Sessions: ss, Queues: qs, Snapshots: o.snaps,
 		Keys: keys, AnyCredentials: cfg.AnyCredentials, Now: cfg.Now, Log: cfg.Log})
 	return o
 }

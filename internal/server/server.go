@@ -33,6 +33,7 @@ import (
 	"github.com/anylift/anylift/internal/owners"
 	"github.com/anylift/anylift/internal/queueing"
 	"github.com/anylift/anylift/internal/sdkserver"
+	"github.com/anylift/anylift/internal/sessions"
 	"github.com/anylift/anylift/internal/store"
 	"github.com/anylift/anylift/internal/store/postgres"
 	"github.com/anylift/anylift/internal/store/sqlite"
@@ -149,6 +150,7 @@ type Server struct {
 	qs     *queueing.Service
 	fm     *flexmatch.Service
 	cs     *containers.Service
+	ss     *sessions.Service
 	api    *api.Handler
 	events *events.Service
 	hub    *sdkserver.Server
@@ -294,7 +296,6 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 		SDKEndpointPublic:    cfg.SDKEndpoint != "",
 		AcceptExpiredTokens:  cfg.AcceptExpiredAuthTokens,
 		AgentEndpoint:        agentEndpoint,
-		SearchPageSize:       cfg.SearchPageSize,
 		UnhealthyTimeout:     cfg.UnhealthyTimeout,
 		HealthCheckInterval:  cfg.HealthCheckInterval,
 		ProcessLostGrace:     cfg.ProcessLostGrace,
@@ -311,6 +312,10 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 	s.qs.SetMatchmaker(s.fm)
 	s.cs = containers.New(notifying, s.svc, containers.Config{Account: s.svc.Config().Account}, cfg.Now, cfg.Log)
 	s.svc.SetContainers(s.cs)
+	s.ss = sessions.New(notifying, s.svc, sessions.Config{Account: s.svc.Config().Account,
+		ReservationTimeout: s.svc.Config().ReservationTimeout, MaxPlayersPerSession: s.svc.Config().MaxPlayersPerSession,
+		SearchPageSize: cfg.SearchPageSize}, cfg.Now)
+	s.svc.SetSessions(s.ss)
 	if err := s.loadLive(ctx); err != nil {
 		s.closeListeners()
 		return nil, err
@@ -325,7 +330,7 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 		procs.fwd.SetSelf(s.nodeAddress())
 	}
 	s.hub = sdkserver.New(sdkserver.Config{Auth: procs, Backend: procs, Logger: cfg.Log, Refuse: s.refuseHandshake})
-	s.obs = newObservability(cfg, st, s.svc, s.qs, s.hub, keys)
+	s.obs = newObservability(cfg, st, s.svc, s.ss, s.qs, s.hub, keys)
 	s.obs.exporter.AddListeners(s.listenerMetrics)
 	var limiter *access.Limiter
 	if cfg.RateLimit.PerSecond > 0 || cfg.CredentialsFile != "" {
@@ -335,7 +340,7 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 	if procs.fwd != nil {
 		relay = procs.fwd
 	}
-	s.api = api.New(s.svc, s.qs, s.fm, s.cs, api.Options{
+	s.api = api.New(s.svc, s.ss, s.qs, s.fm, s.cs, api.Options{
 		Verifier: &api.Verifier{Keys: keys, AnyCredentials: cfg.AnyCredentials, Region: signingRegion(cfg), Now: cfg.Now},
 		Log:      cfg.Log,
 		Observe:  s.obs.exporter.Observe,
@@ -574,6 +579,10 @@ func (s *Server) FlexMatch() *flexmatch.Service { return s.fm }
 // Containers is the container fleet service (container fleets, their
 // capacity and scaling), for tests and in-process tools.
 func (s *Server) Containers() *containers.Service { return s.cs }
+
+// Sessions is the game and player session service, for tests and
+// in-process tools.
+func (s *Server) Sessions() *sessions.Service { return s.ss }
 
 // Close stops accepting requests, lets those in flight finish (until ctx
 // ends), stops the background loops and closes the store.

@@ -1,4 +1,4 @@
-package control
+package sessions
 
 import (
 	"context"
@@ -42,7 +42,7 @@ func newSeatWorld(t testing.TB) *seatWorld {
 	})
 	w := &seatWorld{t: t, db: db, dir: dir, now: time.UnixMilli(1767225600000).UTC()}
 	w.closeStore = func() error { closed = true; return db.Close() }
-	w.s = New(db, Config{Account: game.Account{Region: "us-west-2", ID: "123456789012"}}, func() time.Time { return w.now }, nil)
+	w.s = newService(db, func() time.Time { return w.now })
 	f := &game.Fleet{ID: "fleet-1", ARN: "arn:aws:gamelift:us-west-2:123456789012:fleet/fleet-1", Status: game.FleetActive,
 		ComputeType: "ANYWHERE", Locations: []string{"custom-a"}}
 	if err := db.Update(ctx, func(tx store.Tx) error { return tx.InsertFleet(f) }); err != nil {

@@ -7,7 +7,26 @@ import (
 
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/store"
+	"github.com/anylift/anylift/internal/store/sqlite"
 )
+
+// testService is a Service on a fresh SQLite store whose clock is *now,
+// with one ACTIVE Anywhere fleet in custom-a.
+func testService(t *testing.T, now *time.Time) (*Service, *game.Fleet) {
+	t.Helper()
+	st, err := sqlite.Open(context.Background(), t.TempDir(), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	s := New(st, Config{Account: game.Account{Region: "us-west-2", ID: "123456789012"}}, func() time.Time { return *now }, nil)
+	f := &game.Fleet{ID: "fleet-1", ARN: "arn:aws:gamelift:us-west-2:123456789012:fleet/fleet-1", Status: game.FleetActive,
+		ComputeType: "ANYWHERE", Locations: []string{"custom-a"}, NewGameSessionProtectionPolicy: game.FullProtection}
+	if err := st.Update(context.Background(), func(tx store.Tx) error { return tx.InsertFleet(f) }); err != nil {
+		t.Fatal(err)
+	}
+	return s, f
+}
 
 // TestLostSessionsEnd pins how sessions end when their compute or fleet
 // goes: ACTIVATING ends in ERROR, ACTIVE TERMINATED/INTERRUPTED, and
@@ -17,12 +36,10 @@ func TestLostSessionsEnd(t *testing.T) {
 	s, f := testService(t, &now)
 	ctx := context.Background()
 	mk := func(token, compute, status string) *game.GameSession {
-		gs, _, err := create(s, f, sessionRequest{MaxPlayers: 2, Location: "custom-a", IdempotencyToken: token})
-		if err != nil {
-			t.Fatal(err)
-		}
-		gs.ComputeName, gs.Status = compute, status
-		if err := s.update(ctx, func(tx store.Tx) error { return tx.UpdateGameSession(gs) }); err != nil {
+		gs := &game.GameSession{ID: s.cfg.Account.GameSessionARN(f.ID, "custom-a", token), IDString: token,
+			FleetID: f.ID, FleetARN: f.ARN, Location: "custom-a", CreationTime: now, MaximumPlayerSessionCount: 2,
+			Status: status, PlayerSessionCreationPolicy: game.AcceptAll, ProtectionPolicy: game.FullProtection, ComputeName: compute}
+		if err := s.update(ctx, func(tx store.Tx) error { return tx.InsertGameSession(gs) }); err != nil {
 			t.Fatal(err)
 		}
 		return gs
@@ -31,7 +48,10 @@ func TestLostSessionsEnd(t *testing.T) {
 	activating := mk("b", "c1", game.SessionActivating)
 	elsewhere := mk("c", "c2", game.SessionActive)
 	p := game.NewPlayerSession("player", "", s.clock())
-	if err := s.reserve(ctx, active.ID, []*game.PlayerSession{p}); err != nil {
+	reserve := func(tx store.Tx) error {
+		return tx.ReserveSeats(active.ID, []*game.PlayerSession{p}, p.CreationTime.Add(-s.cfg.ReservationTimeout))
+	}
+	if err := s.update(ctx, reserve); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.update(ctx, func(tx store.Tx) error { return s.endComputeSessions(tx, f.ID, "c1") }); err != nil {

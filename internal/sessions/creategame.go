@@ -1,4 +1,4 @@
-package control
+package sessions
 
 import (
 	"context"
@@ -27,21 +27,21 @@ func (s *Service) CreateGameSession(ctx context.Context, in *wire.CreateGameSess
 		proc   *game.Process
 		replay bool
 	)
-	faultKey := s.FaultKey()
+	faultKey := s.ctl.FaultKey()
 	err := s.update(ctx, func(tx store.Tx) error {
-		f, err := s.FleetFor(tx, wire.Deref(in.FleetId), wire.Deref(in.AliasId))
+		f, err := s.ctl.FleetFor(tx, wire.Deref(in.FleetId), wire.Deref(in.AliasId))
 		if err != nil {
 			return err
 		}
 		if gs, replay, err = s.newGameSession(tx, f, req); err != nil || replay {
 			return err
 		}
-		if err := s.RefuseSession(f.ID, gs.Location, faultKey); err != nil {
+		if err := s.ctl.RefuseSession(f.ID, gs.Location, faultKey); err != nil {
 			return err
 		}
 		proc, err = tx.ClaimFreeProcess(f.ID, gs.Location, gs.ID, f.Runtime.MaxConcurrentGameSessionActivations)
 		if game.IsKind(err, game.NotFound) {
-			s.SessionDemand(f.ID) // a scaled fleet grows now
+			s.ctl.SessionDemand(f.ID) // a scaled fleet grows now
 			return game.Errorf(game.FleetCapacityExceeded,
 				"No available server process in fleet %s location %s can host a new game session; retry after a wait", f.ID, gs.Location)
 		}
@@ -60,7 +60,7 @@ func (s *Service) CreateGameSession(ctx context.Context, in *wire.CreateGameSess
 		return nil, err
 	}
 	if !replay {
-		s.SessionCreated(gs, proc)
+		s.ctl.SessionCreated(gs, proc)
 	}
 	out := gameSessionOut(gs)
 	// GameLift's CreateGameSession answer on an Anywhere fleet leaves the
@@ -69,14 +69,14 @@ func (s *Service) CreateGameSession(ctx context.Context, in *wire.CreateGameSess
 	return &wire.CreateGameSessionOutput{GameSession: out}, nil
 }
 
-// newPlacedSession creates placement p's game session on a free
+// CreatePlacedSession creates placement p's game session on a free
 // process of fleet f in location, inside tx: an ACTIVATING session with
 // the placement's name, seats, properties and data, claimed on the
 // process and given its compute's connection details. It answers nil,
 // nil when no process there is free after all (the count was stale, or
 // the fleet's activations are capped); the caller pushes the session with
-// SessionPlaced once tx has committed.
-func (s *Service) newPlacedSession(tx store.Tx, f *game.Fleet, location string, p *game.Placement) (*game.GameSession, *game.Process, error) {
+// control's SessionPlaced once tx has committed (control.Sessions).
+func (s *Service) CreatePlacedSession(tx store.Tx, f *game.Fleet, location string, p *game.Placement) (*game.GameSession, *game.Process, error) {
 	gs, _, err := s.newGameSession(tx, f, sessionRequest{Name: p.GameSessionName, MaxPlayers: p.MaxPlayers,
 		Properties: p.Properties, GameSessionData: p.GameSessionData, MatchmakerData: p.MatchmakerData, Location: location})
 	if err != nil {

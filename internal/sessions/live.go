@@ -1,4 +1,4 @@
-package control
+package sessions
 
 import (
 	"context"
@@ -36,7 +36,7 @@ func (s *Service) SetLive(l LiveSessions) { s.live = l }
 
 // liveList answers listGameSessions from memory when it can (ok), for a
 // fleet named by id or ARN or a session by id; an alias, or an empty
-// fleet id (whose error fleetFor gives), is the store's to answer.
+// fleet id (whose error FleetFor gives), is the store's to answer.
 func (s *Service) liveList(q sessionQuery, f store.SessionFilter, page store.Page) (list []*game.GameSession, next string, ok bool, err error) {
 	if f, ok = s.liveFilter(q, f); !ok {
 		return nil, "", false, nil
@@ -47,7 +47,7 @@ func (s *Service) liveList(q sessionQuery, f store.SessionFilter, page store.Pag
 
 // liveFilter returns f as the memory is asked it (the fleet by id), and
 // whether the memory may answer q: a fleet named by id or ARN, or a
-// session by id; an alias, or an empty fleet id (whose error fleetFor
+// session by id; an alias, or an empty fleet id (whose error FleetFor
 // gives), is the store's to answer.
 func (s *Service) liveFilter(q sessionQuery, f store.SessionFilter) (store.SessionFilter, bool) {
 	if s.live == nil || q.aliasID != nil || (q.fleetID == nil && f.ID == "") || (q.fleetID != nil && *q.fleetID == "") {
@@ -104,7 +104,7 @@ func (s *Service) liveQuery(ctx context.Context, in *wire.SearchGameSessionsInpu
 		return q, true, nil
 	}
 	err := s.view(ctx, func(tx store.Tx) error {
-		id, err := s.AliasFleet(tx, aliasID)
+		id, err := s.ctl.AliasFleet(tx, aliasID)
 		q.FleetID = id
 		return err
 	})

@@ -1,4 +1,4 @@
-package control
+package sessions
 
 import (
 	"context"
@@ -42,7 +42,7 @@ func (s *Service) searchArgs(in *wire.SearchGameSessionsInput) (store.SearchQuer
 func (s *Service) storeSearch(ctx context.Context, in *wire.SearchGameSessionsInput, q store.SearchQuery, page store.Page) (*wire.SearchGameSessionsOutput, error) {
 	out := &wire.SearchGameSessionsOutput{GameSessions: []wire.GameSession{}}
 	err := s.view(ctx, func(tx store.Tx) error {
-		f, err := s.FleetFor(tx, wire.Deref(in.FleetId), wire.Deref(in.AliasId))
+		f, err := s.ctl.FleetFor(tx, wire.Deref(in.FleetId), wire.Deref(in.AliasId))
 		if err != nil {
 			return err
 		}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package control
+package sessions
 
 import (
 	"context"
@@ -27,7 +27,7 @@ import (
 // reservation: the write-ahead log's frames (one page each) and the
 // checkpoints' copies of them, which the pages each write changes set.
 //
-//	go test ./internal/control -run '^$' -bench Reserve -benchtime 20000x
+//	go test ./internal/sessions -run '^$' -bench Reserve -benchtime 20000x
 func BenchmarkReserve(b *testing.B) {
 	const sessions = 10_000
 	w := newSeatWorld(b)

@@ -1,4 +1,4 @@
-package control
+package sessions
 
 import (
 	"bytes"
@@ -67,9 +67,8 @@ func (c *countingLive) ListEncoded(f store.SessionFilter, p store.Page, proto wi
 // newEncWorld returns a world on db; own: the memory is that of the
 // fleets a node owns on PostgreSQL (internal/owned), which owns them all.
 func newEncWorld(t testing.TB, db *sqldb.DB, seed uint64, own bool) *encWorld {
-	cfg := Config{Account: game.Account{Region: "us-west-2", ID: "123456789012"}}
 	now := func() time.Time { return encEpoch.Add(time.Hour) }
-	w := &encWorld{t: t, db: db, fromMemory: New(db, cfg, now, nil), fromStore: New(db, cfg, now, nil),
+	w := &encWorld{t: t, db: db, fromMemory: newService(db, now), fromStore: newService(db, now),
 		mem: &countingLive{Sessions: live.New()}, r: rand.New(rand.NewPCG(seed, 11))}
 	var mem *owned.Memory
 	if own {
@@ -80,7 +79,7 @@ func newEncWorld(t testing.TB, db *sqldb.DB, seed uint64, own bool) *encWorld {
 	w.fromMemory.SetLive(w.mem)
 	w.update(func(tx store.Tx) error {
 		for i := range 2 {
-			f := &game.Fleet{ID: fmt.Sprintf("fleet-%d", i), ARN: cfg.Account.FleetARN(fmt.Sprintf("fleet-%d", i)),
+			f := &game.Fleet{ID: fmt.Sprintf("fleet-%d", i), ARN: testAccount.FleetARN(fmt.Sprintf("fleet-%d", i)),
 				Status: game.FleetActive, CreationTime: encEpoch, Locations: []string{"custom-a", "custom-b"}}
 			if err := tx.InsertFleet(f); err != nil {
 				return err

@@ -1,4 +1,4 @@
-package control
+package sessions
 
 import (
 	"context"
@@ -20,7 +20,7 @@ func testService(t *testing.T, now *time.Time) (*Service, *game.Fleet) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	s := New(st, Config{Account: game.Account{Region: "us-west-2", ID: "123456789012"}}, func() time.Time { return *now }, nil)
+	s := newService(st, func() time.Time { return *now })
 	f := &game.Fleet{ID: "fleet-1", ARN: "arn:aws:gamelift:us-west-2:123456789012:fleet/fleet-1", Status: game.FleetActive,
 		ComputeType: "ANYWHERE", Locations: []string{"custom-a"}, NewGameSessionProtectionPolicy: game.FullProtection}
 	if err := st.Update(context.Background(), func(tx store.Tx) error { return tx.InsertFleet(f) }); err != nil {

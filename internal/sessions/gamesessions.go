@@ -1,4 +1,4 @@
-package control
+package sessions
 
 import (
 	"context"
@@ -78,7 +78,7 @@ func sessionArgs(q sessionQuery) (store.SessionFilter, store.Page, error) {
 func (s *Service) storeList(ctx context.Context, q sessionQuery, f store.SessionFilter, page store.Page) (list []*game.GameSession, next string, err error) {
 	err = s.view(ctx, func(tx store.Tx) error {
 		if f.ID == "" || q.fleetID != nil || q.aliasID != nil {
-			fl, err := s.FleetFor(tx, wire.Deref(q.fleetID), wire.Deref(q.aliasID))
+			fl, err := s.ctl.FleetFor(tx, wire.Deref(q.fleetID), wire.Deref(q.aliasID))
 			if err != nil {
 				return err
 			}
@@ -187,7 +187,7 @@ func (s *Service) TerminateGameSession(ctx context.Context, in *wire.TerminateGa
 	if err != nil {
 		return nil, err
 	}
-	s.PushTerminate(ctx, gs)
+	s.ctl.PushTerminate(ctx, gs)
 	return &wire.TerminateGameSessionOutput{GameSession: gameSessionOut(gs)}, nil
 }
 

@@ -1,4 +1,4 @@
-package control
+package sessions
 
 import (
 	"github.com/anylift/anylift/internal/game"
