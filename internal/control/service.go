@@ -32,7 +32,8 @@ type Config struct {
 	// ReservationTimeout is how long a RESERVED player session waits for
 	// AcceptPlayerSession before it is TIMEDOUT (60 s).
 	ReservationTimeout time.Duration
-	// MaxPlayersPerSession caps MaximumPlayerSessionCount (200).
+	// MaxPlayersPerSession caps MaximumPlayerSessionCount (200); the
+	// game sessions and the queues are given it (internal/server).
 	MaxPlayersPerSession int
 	// UnhealthyTimeout is how long an ACTIVE process may go without a
 	// healthy report before it is ended as unhealthy (3 min). An unhealthy
