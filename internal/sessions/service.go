@@ -114,9 +114,6 @@ func New(st store.Store, ctl Control, cfg Config, now func() time.Time) *Service
 	return &Service{store: st, ctl: ctl, cfg: cfg, now: now}
 }
 
-// Config returns the settings in effect, defaults filled in.
-func (s *Service) Config() Config { return s.cfg }
-
 // clock returns the current time, truncated to the millisecond precision
 // that timestamps have on the wire and in the store.
 func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Millisecond) }
