@@ -177,6 +177,17 @@ func TestKubernetesManifestsAgree(t *testing.T) {
 		binding.Subjects[0].Namespace != sa.Namespace || binding.RoleRef.Name != role.Name || binding.RoleRef.Kind != "Role" {
 		t.Errorf("the pods run as %s, the Role %s is bound to %+v", pod.Spec.ServiceAccountName, binding.RoleRef.Name, binding.Subjects)
 	}
+	// The node watch, and the cluster-wide rights it needs, go together.
+	nodesRole := typed[rbacv1.ClusterRole](t, objs, "ClusterRole", "anylift-nodes")
+	nodesBinding := typed[rbacv1.ClusterRoleBinding](t, objs, "ClusterRoleBinding", "anylift-nodes")
+	if _, ok := args["kube-watch-nodes"]; !ok || !allowedBy(nodesRole.Rules, kubetest.AuditEvent{Resource: "nodes", Verb: "watch"}) ||
+		!allowedBy(nodesRole.Rules, kubetest.AuditEvent{Resource: "nodes", Verb: "list"}) {
+		t.Errorf("--kube-watch-nodes given: %v; the ClusterRole %s gives %+v, want list and watch on nodes", ok, nodesRole.Name, nodesRole.Rules)
+	}
+	if len(nodesBinding.Subjects) != 1 || nodesBinding.Subjects[0].Name != sa.Name || nodesBinding.Subjects[0].Namespace != sa.Namespace ||
+		nodesBinding.RoleRef.Name != nodesRole.Name || nodesBinding.RoleRef.Kind != "ClusterRole" {
+		t.Errorf("the ClusterRole %s is bound to %+v through %+v, want the pods' service account %s", nodesRole.Name, nodesBinding.Subjects, nodesBinding.RoleRef, sa.Name)
+	}
 	if c.ReadinessProbe == nil || c.ReadinessProbe.HTTPGet == nil || c.ReadinessProbe.HTTPGet.Path != "/readyz" {
 		t.Errorf("readiness probe %+v, want /readyz", c.ReadinessProbe)
 	}
@@ -199,7 +210,7 @@ const serviceAccount = "system:serviceaccount:anylift:anylift"
 // (anylift serve given the cluster; on PostgreSQL with a node listener,
 // owning its fleets, when the tests have PostgreSQL), authenticated with a token of the
 // manifests' service account, through a container fleet's life: every
-// call it makes is allowed, every right the Role gives is used, and what
+// call it makes is allowed, every right the Role and the ClusterRole give is used, and what
 // lies outside them is refused. The API server enforces owner reference
 // permissions, as some distributions do.
 func TestKubernetesManifestsOnAPIServer(t *testing.T) {
@@ -289,7 +300,9 @@ func TestKubernetesManifestsOnAPIServer(t *testing.T) {
 
 	// The controller, as a node runs it, with the service account's token.
 	role := typed[rbacv1.Role](t, objs, "Role", "anylift-container-fleets")
+	nodesRole := typed[rbacv1.ClusterRole](t, objs, "ClusterRole", "anylift-nodes")
 	ns := role.Namespace
+	_, watchNodes := argsOf(t, d.Spec.Template.Spec.Containers[0])["kube-watch-nodes"]
 	tok, err := cs.CoreV1().ServiceAccounts("anylift").CreateToken(ctx, "anylift", &authnv1.TokenRequest{
 		Spec: authnv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](3600)}}, metav1.CreateOptions{})
 	if err != nil {
@@ -307,7 +320,7 @@ func TestKubernetesManifestsOnAPIServer(t *testing.T) {
 	// As the manifests run it: on PostgreSQL with a node listener, which
 	// makes the node own its fleets (the default), when the tests have
 	// PostgreSQL; on SQLite otherwise.
-	opts := []apitest.Option{func(c *server.Config) { c.Kube = &server.KubeConfig{Kubeconfig: kubeconfig} }}
+	opts := []apitest.Option{func(c *server.Config) { c.Kube = &server.KubeConfig{Kubeconfig: kubeconfig, WatchNodes: watchNodes} }}
 	if dsn := storetestenv.PostgresDSN(t); dsn != "" {
 		opts = append(opts, apitest.WithPostgres(storetestenv.FreshSchema(t, dsn)), func(c *server.Config) {
 			c.NodeListen, c.NodeSecret = "127.0.0.1:0", "0123456789abcdef0123"
@@ -383,8 +396,15 @@ func TestKubernetesManifestsOnAPIServer(t *testing.T) {
 			t.Errorf("the controller was refused: %+v", e)
 			continue
 		}
-		if e.Namespace != ns || e.Subresource != "" {
+		// Its namespace's objects, or the cluster's nodes.
+		rules := role.Rules
+		if e.Namespace == "" && e.Resource == "nodes" {
+			rules = nodesRole.Rules
+		} else if e.Namespace != ns {
 			t.Errorf("the controller asked outside its namespace's objects: %+v", e)
+		}
+		if e.Subresource != "" {
+			t.Errorf("the controller asked for a subresource: %+v", e)
 		}
 		used[right{e.APIGroup, e.Resource, e.Verb}] = true
 		// An informer lists through a watch that starts with the objects
@@ -394,19 +414,19 @@ func TestKubernetesManifestsOnAPIServer(t *testing.T) {
 		if e.Verb == "watch" && strings.Contains(e.RequestURI, "sendInitialEvents=true") {
 			used[right{e.APIGroup, e.Resource, "list"}] = true
 		}
-		if !allowedBy(role.Rules, e) {
+		if !allowedBy(rules, e) {
 			t.Errorf("a call no rule names was allowed: %+v", e)
 		}
 	}
 	if !lived {
 		t.FailNow() // what went unused is no news
 	}
-	for _, r := range role.Rules {
+	for _, r := range slices.Concat(role.Rules, nodesRole.Rules) {
 		for _, g := range r.APIGroups {
 			for _, res := range r.Resources {
 				for _, v := range r.Verbs {
 					if !used[right{g, res, v}] {
-						t.Errorf("the Role gives %s %s/%s, which the controller never used (used: %v)", v, g, res, used)
+						t.Errorf("the manifests give %s %s/%s, which the controller never used (used: %v)", v, g, res, used)
 					}
 				}
 			}
@@ -419,7 +439,12 @@ func TestKubernetesManifestsOnAPIServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	refused := map[string]error{}
-	_, refused["list nodes"] = sa.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	_, refused["get a node"] = sa.CoreV1().Nodes().Get(ctx, "n", metav1.GetOptions{})
+	refused["cordon a node"] = func() error {
+		_, err := sa.CoreV1().Nodes().Patch(ctx, "n", types.MergePatchType, []byte(`{"spec":{"unschedulable":true}}`), metav1.PatchOptions{})
+		return err
+	}()
+	_, refused["list namespaces"] = sa.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
 	_, refused["list pods in every namespace"] = sa.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
 	_, refused["list pods in anylift"] = sa.CoreV1().Pods("anylift").List(ctx, metav1.ListOptions{})
 	_, refused["read Anylift's own Secret"] = sa.CoreV1().Secrets("anylift").Get(ctx, "anylift", metav1.GetOptions{})
