@@ -18,6 +18,7 @@ import (
 
 	"github.com/anylift/anylift/internal/access"
 	"github.com/anylift/anylift/internal/cluster"
+	"github.com/anylift/anylift/internal/computes"
 	"github.com/anylift/anylift/internal/containers"
 	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/flexmatch"
@@ -86,9 +87,9 @@ type Options struct {
 // session operations served by ss, the queue and placement operations by
 // qs, the FlexMatch operations by fm, and the
 // container fleet, container group definition and scaling operations by
-// cs.
-func New(svc *control.Service, ss *sessions.Service, qs *queueing.Service, fm *flexmatch.Service, cs *containers.Service, o Options) *Handler {
-	h := &Handler{ops: operations(svc, ss, qs, fm, cs), svc: svc, verifier: o.Verifier, log: o.Log, observe: o.Observe, newID: game.NewUUID,
+// cs, and the compute operations by cp.
+func New(svc *control.Service, ss *sessions.Service, qs *queueing.Service, fm *flexmatch.Service, cs *containers.Service, cp *computes.Service, o Options) *Handler {
+	h := &Handler{ops: operations(svc, ss, qs, fm, cs, cp), svc: svc, verifier: o.Verifier, log: o.Log, observe: o.Observe, newID: game.NewUUID,
 		unauth: &budget{max: o.UnauthenticatedBytes}, limiter: o.Limiter, account: svc.Config().Account, relay: o.Relay}
 	if h.unauth.max <= 0 {
 		h.unauth.max = DefaultUnauthenticatedBytes

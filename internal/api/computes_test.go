@@ -251,7 +251,7 @@ func TestComputeAuthTokenWithGoSDK(t *testing.T) {
 			seedFleet(t, env, computeFleet, "custom-a")
 			seedFleet(t, env, otherFleet, "custom-a")
 			gl := env.Client()
-			svc := env.Server.Service()
+			svc := env.Server.Computes()
 			ctx := context.Background()
 			for _, f := range []string{computeFleet, otherFleet} {
 				for _, n := range []string{"host-1", "host-2"} {
@@ -375,7 +375,7 @@ func TestComputeAuthTokenExpiry(t *testing.T) {
 			})...)
 			seedFleet(t, env, computeFleet, "custom-a")
 			gl := env.Client()
-			svc := env.Server.Service()
+			svc := env.Server.Computes()
 			ctx := context.Background()
 			if _, err := register(gl, computeFleet, "host-1", "custom-a", "10.0.0.1"); err != nil {
 				t.Fatal(err)
@@ -390,7 +390,7 @@ func TestComputeAuthTokenExpiry(t *testing.T) {
 			}
 			tok := aws.ToString(out.AuthToken)
 			clk.Add(2*time.Minute - time.Millisecond)
-			svc.Sweep(ctx)
+			env.Server.Service().Sweep(ctx)
 			if err := svc.CheckAuthToken(ctx, tok, computeFleet, "host-1"); err != nil {
 				t.Errorf("a millisecond before expiry: %v", err)
 			}
@@ -398,7 +398,7 @@ func TestComputeAuthTokenExpiry(t *testing.T) {
 			if err := svc.CheckAuthToken(ctx, tok, computeFleet, "host-1"); !game.IsKind(err, game.Unauthorized) {
 				t.Errorf("at expiry: %v, want Unauthorized", err)
 			}
-			svc.Sweep(ctx)
+			env.Server.Service().Sweep(ctx)
 			sum := sha256.Sum256([]byte(tok))
 			err = env.Server.Store().View(ctx, func(tx store.Tx) error {
 				_, err := tx.GetAuthToken(hex.EncodeToString(sum[:]))

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"github.com/anylift/anylift/internal/computes"
 	"github.com/anylift/anylift/internal/containers"
 	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/flexmatch"
@@ -12,14 +13,15 @@ import (
 // area lists its own in its ops_<area>.go file; the queues' and
 // placements' are served by qs, FlexMatch's by fm, the container fleets',
 // container group definitions' and scaling's by cs, the game and player
-// sessions' by ss.
-func operations(s *control.Service, ss *sessions.Service, qs *queueing.Service, fm *flexmatch.Service, cs *containers.Service) map[string]handler {
+// sessions' by ss, the computes' by cp.
+func operations(s *control.Service, ss *sessions.Service, qs *queueing.Service, fm *flexmatch.Service, cs *containers.Service, cp *computes.Service) map[string]handler {
 	m := map[string]handler{}
 	for _, add := range []func(*control.Service, map[string]handler){
-		locationOps, tagOps, fleetOps, computeOps, aliasOps, utilizationOps,
+		locationOps, tagOps, fleetOps, aliasOps, utilizationOps,
 	} {
 		add(s, m)
 	}
+	computeOps(cp, m)
 	gameSessionOps(ss, m)
 	playerSessionOps(ss, m)
 	searchOps(ss, m)

@@ -1,8 +1,8 @@
 package api
 
-import "github.com/anylift/anylift/internal/control"
+import "github.com/anylift/anylift/internal/computes"
 
-func computeOps(s *control.Service, m map[string]handler) {
+func computeOps(s *computes.Service, m map[string]handler) {
 	m["RegisterCompute"] = op(s.RegisterCompute)
 	m["DeregisterCompute"] = op(s.DeregisterCompute)
 	m["DescribeCompute"] = op(s.DescribeCompute)

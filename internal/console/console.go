@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/anylift/anylift/internal/cluster"
+	"github.com/anylift/anylift/internal/computes"
 	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/metrics"
 	"github.com/anylift/anylift/internal/queueing"
@@ -42,6 +43,7 @@ type Config struct {
 	Store     store.Store
 	Service   *control.Service
 	Sessions  *sessions.Service
+	Computes  *computes.Service
 	Queues    *queueing.Service
 	Snapshots *metrics.Snapshots
 	// Keys are the API's access keys, accepted at sign-in with their

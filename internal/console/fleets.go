@@ -219,7 +219,7 @@ func (c *Console) deregister(w http.ResponseWriter, r *http.Request) {
 	fleetID, name := r.PathValue("id"), r.PostFormValue("compute")
 	err := c.route(r, fleetID)
 	if err == nil {
-		_, err = c.cfg.Service.DeregisterCompute(r.Context(), &wire.DeregisterComputeInput{FleetId: &fleetID, ComputeName: &name})
+		_, err = c.cfg.Computes.DeregisterCompute(r.Context(), &wire.DeregisterComputeInput{FleetId: &fleetID, ComputeName: &name})
 	}
 	if err != nil {
 		c.actionFailed(w, r, "Compute "+name, err)

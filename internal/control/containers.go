@@ -282,9 +282,7 @@ func liveProcessesOn(tx store.Tx, fleetID, computeName string) ([]*game.Process,
 	}
 }
 
-// NewComputeToken mints a compute auth token: the secret handed to the
-// game server, and the hash it is stored and looked up by.
-func (s *Service) NewComputeToken() (secret, hash string) {
-	secret = game.NewSecret(authTokenBytes)
-	return secret, hashToken(secret)
-}
+// NewComputeToken mints a compute auth token (Computes.NewToken): the
+// secret handed to the game server, and the hash it is stored and looked
+// up by.
+func (s *Service) NewComputeToken() (secret, hash string) { return s.computes.NewToken() }

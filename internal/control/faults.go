@@ -3,6 +3,7 @@ package control
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -145,7 +146,7 @@ func (s *Service) faultFleet(tx store.Tx, spec *faults.Spec) error {
 	if err := tx.FenceFleet(f.ID); err != nil {
 		return err
 	}
-	if loc := spec.Scope.Location; loc != "" && loc != s.cfg.Account.Region && !containsExact(f.Locations, loc) {
+	if loc := spec.Scope.Location; loc != "" && loc != s.cfg.Account.Region && !slices.Contains(f.Locations, loc) {
 		return game.Errorf(game.InvalidRequest, "fleet %s has no location %s", f.ID, loc)
 	}
 	return nil

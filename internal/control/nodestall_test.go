@@ -130,10 +130,13 @@ func stallFleet(t *testing.T, s *Service) string {
 	t.Helper()
 	ctx := context.Background()
 	f := &game.Fleet{ID: "fleet-stall", Status: game.FleetActive, ComputeType: wire.ComputeTypeAnywhere, Locations: []string{"custom-x"}}
-	must(t, s.update(ctx, func(tx store.Tx) error { return tx.InsertFleet(f) }))
-	_, err := s.RegisterCompute(ctx, &wire.RegisterComputeInput{FleetId: wire.String(f.ID), ComputeName: wire.String("h1"),
-		Location: wire.String("custom-x"), IpAddress: wire.String("10.0.0.1")})
-	must(t, err)
+	c := &game.Compute{FleetID: f.ID, Name: "h1", ARN: s.cfg.Account.ComputeARN("h1"), Location: "custom-x", IPAddress: "10.0.0.1", Status: game.ComputeActive, CreationTime: s.clock()}
+	must(t, s.update(ctx, func(tx store.Tx) error {
+		if err := tx.InsertFleet(f); err != nil {
+			return err
+		}
+		return tx.InsertCompute(c)
+	}))
 	return f.ID
 }
 

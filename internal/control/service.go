@@ -4,9 +4,10 @@
 // FlexMatch's operations and loop are internal/flexmatch's, the game
 // session queues, their placements and the placer internal/queueing's,
 // container fleets with their capacity and scaling internal/containers',
-// the game and player session operations internal/sessions'; matchmaker.go,
-// queueing.go, containers.go and sessions.go are the seams between
-// control and each.
+// the game and player session operations internal/sessions', the compute
+// operations and auth tokens internal/computes'; matchmaker.go,
+// queueing.go, containers.go, sessions.go and computes.go are the seams
+// between control and each.
 //
 // Methods take and return wire shapes that the API layer has already
 // decoded and validated against the model; they check the rules the model
@@ -27,7 +28,9 @@ import (
 // Config holds the service's settings; zero values take the defaults below.
 type Config struct {
 	Account game.Account
-	// AuthTokenTTL is the lifetime of a compute auth token (15 min).
+	// AuthTokenTTL is the lifetime of a compute auth token (15 min); the
+	// computes are given it (internal/server), and a RefreshConnection is
+	// claimed for as long.
 	AuthTokenTTL time.Duration
 	// ReservationTimeout is how long a RESERVED player session waits for
 	// AcceptPlayerSession before it is TIMEDOUT (60 s).
@@ -49,23 +52,14 @@ type Config struct {
 	// connection is renewed with RefreshConnection (2 min).
 	RefreshMargin time.Duration
 	// SDKEndpoint is the WebSocket URL game servers' SDKs connect to,
-	// returned as a compute's GameLiftServiceSdkEndpoint
-	// (ws://127.0.0.1:9870).
+	// returned as a compute's GameLiftServiceSdkEndpoint by the computes,
+	// which are given it (ws://127.0.0.1:9870).
 	SDKEndpoint string
 	// SDKEndpointPublic says SDKEndpoint was configured (a load balancer,
 	// a public name) rather than derived from the listener: then every
 	// RefreshConnection sends processes there. Otherwise each process is
 	// sent back to the URL it connected through, TLS or not.
 	SDKEndpointPublic bool
-	// AcceptExpiredTokens keeps every auth token minted here valid after
-	// its expiry, and never sweeps one ("anylift dev": the values it
-	// printed keep working for as long as its data lives). Connections
-	// are still refreshed with new tokens as they near expiry.
-	AcceptExpiredTokens bool
-	// AgentEndpoint is returned as a compute's GameLiftAgentEndpoint: the
-	// control-plane API URL an agent on the compute (anylift agent) calls
-	// (http://127.0.0.1:9870).
-	AgentEndpoint string
 	// NodeID names this node in the store (a random id when empty);
 	// NodeAddress is the base URL of its internal forwarding listener
 	// (empty: none). A node whose heartbeat is NodeTTL old by the
@@ -114,9 +108,6 @@ func (c *Config) defaults() {
 	if c.SDKEndpoint == "" {
 		c.SDKEndpoint = "ws://127.0.0.1:9870"
 	}
-	if c.AgentEndpoint == "" {
-		c.AgentEndpoint = "http://127.0.0.1:9870"
-	}
 }
 
 // Service implements the control-plane operations.
@@ -157,6 +148,9 @@ type Service struct {
 	// sessions are game sessions and their player sessions; nil until
 	// SetSessions (sessions.go).
 	sessions Sessions
+	// computes are the computes and their auth tokens; nil until
+	// SetComputes (computes.go).
+	computes Computes
 }
 
 // New returns a Service over st. now is the clock (time.Now when nil).

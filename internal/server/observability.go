@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/anylift/anylift/internal/access"
+	"github.com/anylift/anylift/internal/computes"
 	"github.com/anylift/anylift/internal/console"
 	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/metrics"
@@ -24,7 +25,7 @@ type observability struct {
 	console  *console.Console
 }
 
-func newObservability(cfg Config, st store.Store, svc *control.Service, ss *sessions.Service, qs *queueing.Service, hub *sdkserver.Server, keys *access.Keyring) *observability {
+func newObservability(cfg Config, st store.Store, svc *control.Service, ss *sessions.Service, cp *computes.Service, qs *queueing.Service, hub *sdkserver.Server, keys *access.Keyring) *observability {
 	o := &observability{
 		snaps:   metrics.NewSnapshots(st, metrics.Options{Now: cfg.Now, Log: cfg.Log}),
 		history: metrics.NewHistory(st, cfg.MetricsRetention, cfg.Now, cfg.Log),
@@ -32,7 +33,7 @@ func newObservability(cfg Config, st store.Store, svc *control.Service, ss *sess
 	o.snaps.Add(metrics.QueueSource)
 	o.history.Add(metrics.QueueMinutes{})
 	o.exporter = metrics.NewExporter(o.snaps, hub.Connections)
-	o.console = console.New(console.Config{Store: st, Service: svc, Sessions: ss, Queues: qs, Snapshots: o.snaps,
+	o.console = console.New(console.Config{Store: st, Service: svc, Sessions: ss, Computes: cp, Queues: qs, Snapshots: o.snaps,
 		Keys: keys, AnyCredentials: cfg.AnyCredentials, Now: cfg.Now, Log: cfg.Log})
 	return o
 }

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/anylift/anylift/internal/cluster"
+	"github.com/anylift/anylift/internal/computes"
 	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/flexmatch"
 	"github.com/anylift/anylift/internal/game"
@@ -18,6 +19,7 @@ import (
 // control, and carries control's pushes to connected processes.
 type processes struct {
 	svc *control.Service
+	cp  *computes.Service
 	qs  *queueing.Service
 	fm  *flexmatch.Service
 	hub *sdkserver.Server
@@ -49,7 +51,7 @@ func (b *processes) Authenticate(ctx context.Context, h *sdkserver.Handshake) er
 	if h.PID == "" {
 		return game.Errorf(game.Unauthorized, "pID is required")
 	}
-	expires, err := b.svc.AuthTokenExpiry(ctx, h.AuthToken, h.FleetID, h.ComputeID)
+	expires, err := b.cp.AuthTokenExpiry(ctx, h.AuthToken, h.FleetID, h.ComputeID)
 	if err != nil {
 		if b.hint != "" && game.IsKind(err, game.Unauthorized) {
 			b.log.Warn("a game server was refused: "+err.Error(), "process", h.PID, "fleet", h.FleetID, "compute", h.ComputeID,

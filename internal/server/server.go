@@ -22,6 +22,7 @@ import (
 	"github.com/anylift/anylift/internal/access"
 	"github.com/anylift/anylift/internal/api"
 	"github.com/anylift/anylift/internal/cluster"
+	"github.com/anylift/anylift/internal/computes"
 	"github.com/anylift/anylift/internal/containers"
 	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/events"
@@ -151,6 +152,7 @@ type Server struct {
 	fm     *flexmatch.Service
 	cs     *containers.Service
 	ss     *sessions.Service
+	cp     *computes.Service
 	api    *api.Handler
 	events *events.Service
 	hub    *sdkserver.Server
@@ -294,8 +296,6 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 		MaxPlayersPerSession: cfg.MaxPlayersPerSession,
 		SDKEndpoint:          sdkEndpoint,
 		SDKEndpointPublic:    cfg.SDKEndpoint != "",
-		AcceptExpiredTokens:  cfg.AcceptExpiredAuthTokens,
-		AgentEndpoint:        agentEndpoint,
 		UnhealthyTimeout:     cfg.UnhealthyTimeout,
 		HealthCheckInterval:  cfg.HealthCheckInterval,
 		ProcessLostGrace:     cfg.ProcessLostGrace,
@@ -316,6 +316,9 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 		ReservationTimeout: s.svc.Config().ReservationTimeout, MaxPlayersPerSession: s.svc.Config().MaxPlayersPerSession,
 		SearchPageSize: cfg.SearchPageSize}, cfg.Now)
 	s.svc.SetSessions(s.ss)
+	s.cp = computes.New(notifying, s.svc, computes.Config{Account: s.svc.Config().Account, AuthTokenTTL: s.svc.Config().AuthTokenTTL,
+		AcceptExpiredTokens: cfg.AcceptExpiredAuthTokens, SDKEndpoint: s.svc.Config().SDKEndpoint, AgentEndpoint: agentEndpoint}, cfg.Now)
+	s.svc.SetComputes(s.cp)
 	if err := s.loadLive(ctx); err != nil {
 		s.closeListeners()
 		return nil, err
@@ -324,13 +327,13 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 		cfg.Log.Warn("INSECURE: --insecure-any-credentials is set; any well-formed signature from any access key is accepted. Use this for local development only.")
 	}
 	procs := s.procs
-	procs.svc, procs.qs, procs.fm = s.svc, s.qs, s.fm
+	procs.svc, procs.cp, procs.qs, procs.fm = s.svc, s.cp, s.qs, s.fm
 	if cfg.NodeSecret != "" {
 		procs.fwd = cluster.NewClient([]byte(cfg.NodeSecret), cfg.Now)
 		procs.fwd.SetSelf(s.nodeAddress())
 	}
 	s.hub = sdkserver.New(sdkserver.Config{Auth: procs, Backend: procs, Logger: cfg.Log, Refuse: s.refuseHandshake})
-	s.obs = newObservability(cfg, st, s.svc, s.ss, s.qs, s.hub, keys)
+	s.obs = newObservability(cfg, st, s.svc, s.ss, s.cp, s.qs, s.hub, keys)
 	s.obs.exporter.AddListeners(s.listenerMetrics)
 	var limiter *access.Limiter
 	if cfg.RateLimit.PerSecond > 0 || cfg.CredentialsFile != "" {
@@ -340,7 +343,7 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 	if procs.fwd != nil {
 		relay = procs.fwd
 	}
-	s.api = api.New(s.svc, s.ss, s.qs, s.fm, s.cs, api.Options{
+	s.api = api.New(s.svc, s.ss, s.qs, s.fm, s.cs, s.cp, api.Options{
 		Verifier: &api.Verifier{Keys: keys, AnyCredentials: cfg.AnyCredentials, Region: signingRegion(cfg), Now: cfg.Now},
 		Log:      cfg.Log,
 		Observe:  s.obs.exporter.Observe,
@@ -583,6 +586,10 @@ func (s *Server) Containers() *containers.Service { return s.cs }
 // Sessions is the game and player session service, for tests and
 // in-process tools.
 func (s *Server) Sessions() *sessions.Service { return s.ss }
+
+// Computes is the compute service (computes and their auth tokens), for
+// tests and in-process tools.
+func (s *Server) Computes() *computes.Service { return s.cp }
 
 // Close stops accepting requests, lets those in flight finish (until ctx
 // ends), stops the background loops and closes the store.

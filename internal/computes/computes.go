@@ -1,9 +1,10 @@
-package control
+package computes
 
 import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 	"time"
 
 	"github.com/anylift/anylift/internal/game"
@@ -78,7 +79,7 @@ func checkRegistration(f *game.Fleet, c *game.Compute) error {
 		return game.Errorf(game.InvalidRequest, "fleet %s is %s; computes can be registered only to an ACTIVE fleet", f.ID, f.Status)
 	case c.Location == "":
 		return game.Errorf(game.InvalidRequest, "Location is required to register a compute to an ANYWHERE fleet")
-	case !containsExact(f.Locations, c.Location):
+	case !slices.Contains(f.Locations, c.Location):
 		return game.Errorf(game.InvalidRequest, "Location %s is not a location of fleet %s", c.Location, f.ID)
 	case c.IPAddress == "":
 		return game.Errorf(game.InvalidRequest, "IpAddress is required to register a compute to an ANYWHERE fleet")
@@ -91,17 +92,8 @@ func sameRegistration(a, b *game.Compute) bool {
 		a.DNSName == b.DNSName && a.CertificatePath == b.CertificatePath
 }
 
-func containsExact(list []string, v string) bool {
-	for _, s := range list {
-		if s == v {
-			return true
-		}
-	}
-	return false
-}
-
 // DeregisterCompute removes a compute and its auth tokens and ends the
-// game sessions it hosts. ComputeName may be a
+// game sessions it hosts (Control.EndComputeSessions). ComputeName may be a
 // name or a compute ARN. NotFound when the fleet or compute is absent.
 func (s *Service) DeregisterCompute(ctx context.Context, in *wire.DeregisterComputeInput) (*wire.DeregisterComputeOutput, error) {
 	fleetID := game.ResourceID(*in.FleetId, "fleet")
@@ -110,7 +102,7 @@ func (s *Service) DeregisterCompute(ctx context.Context, in *wire.DeregisterComp
 		if _, err := tx.GetFleet(fleetID); err != nil {
 			return err
 		}
-		return s.deregister(tx, fleetID, name)
+		return s.Deregister(tx, fleetID, name)
 	})
 	if err != nil {
 		return nil, err
@@ -118,27 +110,28 @@ func (s *Service) DeregisterCompute(ctx context.Context, in *wire.DeregisterComp
 	return &wire.DeregisterComputeOutput{}, nil
 }
 
-// deregister ends the compute's sessions, then deletes it with its tokens.
-func (s *Service) deregister(tx store.Tx, fleetID, name string) error {
+// Deregister ends the compute's sessions, then deletes it with its
+// tokens, inside tx. NotFound when the compute is not there.
+func (s *Service) Deregister(tx store.Tx, fleetID, name string) error {
 	if _, err := tx.GetCompute(fleetID, name); err != nil {
 		return err
 	}
-	if err := s.endComputeSessions(tx, fleetID, name); err != nil {
+	if err := s.ctl.EndComputeSessions(tx, fleetID, name); err != nil {
 		return err
 	}
 	return tx.DeleteCompute(fleetID, name)
 }
 
-// deleteFleetComputes deregisters every compute of a fleet being deleted,
-// in the caller's transaction; their auth tokens go with them.
-func (s *Service) deleteFleetComputes(tx store.Tx, fleetID string) error {
+// DeleteFleetComputes deregisters every compute of a fleet being
+// deleted, in the caller's transaction; their auth tokens go with them.
+func (s *Service) DeleteFleetComputes(tx store.Tx, fleetID string) error {
 	for {
 		list, _, err := tx.ListComputes(fleetID, store.ComputeFilter{}, store.Page{Limit: 100})
 		if err != nil || len(list) == 0 {
 			return err
 		}
 		for _, c := range list {
-			if err := s.deregister(tx, fleetID, c.Name); err != nil {
+			if err := s.Deregister(tx, fleetID, c.Name); err != nil {
 				return err
 			}
 		}
@@ -245,9 +238,9 @@ func (s *Service) GetComputeAuthToken(ctx context.Context, in *wire.GetComputeAu
 	}, nil
 }
 
-// mintAuthToken mints a token for a registered compute (the agent and
+// MintAuthToken mints a token for a registered compute (the agent and
 // RefreshConnection use it); the result carries the secret.
-func (s *Service) mintAuthToken(ctx context.Context, fleetID, computeName string) (*game.AuthToken, error) {
+func (s *Service) MintAuthToken(ctx context.Context, fleetID, computeName string) (*game.AuthToken, error) {
 	tok, _, err := s.mintToken(ctx, fleetID, computeName)
 	return tok, err
 }
@@ -325,8 +318,9 @@ func (s *Service) CheckAuthToken(ctx context.Context, token, fleetID, computeNam
 	})
 }
 
-// sweepAuthTokens deletes the auth tokens that have expired.
-func (s *Service) sweepAuthTokens(ctx context.Context) error {
+// SweepAuthTokens deletes the auth tokens that have expired; control's
+// timers run it.
+func (s *Service) SweepAuthTokens(ctx context.Context) error {
 	if s.cfg.AcceptExpiredTokens {
 		return nil
 	}
@@ -334,4 +328,11 @@ func (s *Service) sweepAuthTokens(ctx context.Context) error {
 		_, err := tx.DeleteExpiredAuthTokens(s.clock())
 		return err
 	})
+}
+
+// NewToken mints a compute auth token without storing it: the secret
+// handed to the game server, and the hash it is stored and looked up by.
+func (s *Service) NewToken() (secret, hash string) {
+	secret = game.NewSecret(authTokenBytes)
+	return secret, hashToken(secret)
 }

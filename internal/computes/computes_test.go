@@ -1,4 +1,4 @@
-package control
+package computes
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"github.com/anylift/anylift/internal/wire"
 )
 
-// TestDeleteFleetComputes pins the hook DeleteFleet calls: every compute
+// TestDeleteFleetComputes pins what DeleteFleet has control call: every compute
 // of the fleet goes, with its auth tokens; other fleets keep theirs.
 func TestDeleteFleetComputes(t *testing.T) {
 	ctx := context.Background()
@@ -21,7 +21,7 @@ func TestDeleteFleetComputes(t *testing.T) {
 	}
 	defer st.Close()
 	now := time.UnixMilli(1767225600500).UTC()
-	s := New(st, Config{}, func() time.Time { return now }, nil)
+	s := newService(st, func() time.Time { return now })
 	err = st.Update(ctx, func(tx store.Tx) error {
 		for _, id := range []string{"fleet-a", "fleet-b"} {
 			f := &game.Fleet{ID: id, Status: game.FleetActive, ComputeType: wire.ComputeTypeAnywhere, Locations: []string{"custom-x"}}
@@ -50,7 +50,7 @@ func TestDeleteFleetComputes(t *testing.T) {
 		}
 		tokens = append(tokens, *out.AuthToken)
 	}
-	if err := st.Update(ctx, func(tx store.Tx) error { return s.deleteFleetComputes(tx, "fleet-a") }); err != nil {
+	if err := st.Update(ctx, func(tx store.Tx) error { return s.DeleteFleetComputes(tx, "fleet-a") }); err != nil {
 		t.Fatal(err)
 	}
 	err = st.View(ctx, func(tx store.Tx) error {
@@ -86,7 +86,7 @@ func TestRegisterComputeFleetState(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	s := New(st, Config{}, nil, nil)
+	s := newService(st, nil)
 	fleets := map[string]*game.Fleet{
 		"fleet-deleting": {ID: "fleet-deleting", Status: game.FleetDeleting, ComputeType: wire.ComputeTypeAnywhere, Locations: []string{"custom-x"}},
 		"fleet-ec2":      {ID: "fleet-ec2", Status: game.FleetActive, ComputeType: "EC2", Locations: []string{"custom-x"}},
