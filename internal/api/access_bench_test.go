@@ -56,7 +56,7 @@ func BenchmarkAccessCost(b *testing.B) {
 		{"limited", api.Options{Verifier: verifier, Limiter: limiter}, signed(apitest.AccessKey, apitest.SecretKey)},
 		{"policy", api.Options{Verifier: verifier, Limiter: limiter}, signed("AKIDPOLICY", "secret-policy")},
 	} {
-		h := api.New(svc, e.Server.Sessions(), e.Server.Queues(), e.Server.FlexMatch(), e.Server.Containers(), e.Server.Computes(), tc.opts)
+		h := api.New(svc, e.Server.Sessions(), e.Server.Queues(), e.Server.FlexMatch(), e.Server.Containers(), e.Server.Computes(), e.Server.Processes(), tc.opts)
 		b.Run(tc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			cpu0 := cpuTime()

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/processes"
 	"github.com/anylift/anylift/internal/wire"
 )
 
@@ -21,7 +21,7 @@ import (
 // NotFoundException when the fleet or compute no longer exists.
 const AgentReportPath = "/anylift/agent/v1/process-report"
 
-// AgentReport is the body of a report (see control.ProcessReport).
+// AgentReport is the body of a report (see processes.ProcessReport).
 type AgentReport struct {
 	FleetId     string
 	ComputeName string
@@ -98,7 +98,7 @@ func (h *Handler) ServeAgentReport(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	res, err := h.svc.ReportProcess(r.Context(), control.ProcessReport{
+	res, err := h.ps.ReportProcess(r.Context(), processes.ProcessReport{
 		FleetID: rep.FleetId, ComputeName: rep.ComputeName, PID: rep.ProcessId, Kind: rep.Kind,
 		LaunchPath: rep.LaunchPath, ExitCode: rep.ExitCode, Signal: rep.Signal, Stopped: rep.Stopped,
 	})

@@ -23,6 +23,7 @@ import (
 	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/flexmatch"
 	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/processes"
 	"github.com/anylift/anylift/internal/queueing"
 	"github.com/anylift/anylift/internal/sessions"
 	"github.com/anylift/anylift/internal/wire"
@@ -49,6 +50,7 @@ type Observer func(op string, code string, elapsed time.Duration)
 type Handler struct {
 	ops      map[string]handler
 	svc      *control.Service
+	ps       *processes.Service
 	verifier *Verifier
 	log      *slog.Logger
 	observe  Observer
@@ -87,9 +89,9 @@ type Options struct {
 // session operations served by ss, the queue and placement operations by
 // qs, the FlexMatch operations by fm, and the
 // container fleet, container group definition and scaling operations by
-// cs, and the compute operations by cp.
-func New(svc *control.Service, ss *sessions.Service, qs *queueing.Service, fm *flexmatch.Service, cs *containers.Service, cp *computes.Service, o Options) *Handler {
-	h := &Handler{ops: operations(svc, ss, qs, fm, cs, cp), svc: svc, verifier: o.Verifier, log: o.Log, observe: o.Observe, newID: game.NewUUID,
+// cs, the compute operations by cp, and the agents' reports by ps.
+func New(svc *control.Service, ss *sessions.Service, qs *queueing.Service, fm *flexmatch.Service, cs *containers.Service, cp *computes.Service, ps *processes.Service, o Options) *Handler {
+	h := &Handler{ops: operations(svc, ss, qs, fm, cs, cp), svc: svc, ps: ps, verifier: o.Verifier, log: o.Log, observe: o.Observe, newID: game.NewUUID,
 		unauth: &budget{max: o.UnauthenticatedBytes}, limiter: o.Limiter, account: svc.Config().Account, relay: o.Relay}
 	if h.unauth.max <= 0 {
 		h.unauth.max = DefaultUnauthenticatedBytes

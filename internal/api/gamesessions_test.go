@@ -210,7 +210,7 @@ func TestTerminateGameSession(t *testing.T) {
 			if !errors.As(err, &status) {
 				t.Errorf("terminating twice: %v, want InvalidGameSessionStatusException", err)
 			}
-			if err := env.Server.Service().EndGameSession(ctx, id, game.SessionTerminated, ""); err != nil {
+			if err := env.Server.Processes().EndGameSession(ctx, id, game.SessionTerminated, ""); err != nil {
 				t.Fatal(err)
 			}
 			d, err := gl.DescribeGameSessions(ctx, &gamelift.DescribeGameSessionsInput{GameSessionId: aws.String(id)})

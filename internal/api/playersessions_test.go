@@ -155,7 +155,7 @@ func TestReservationTimeout(t *testing.T) {
 				t.Errorf("seats after sweep: %+v %v", g, err)
 			}
 			// Accepting a timed-out reservation fails; a fresh one is accepted.
-			if _, err := svc.AcceptPlayerSession(ctx, id, aws.ToString(second.PlayerSession.PlayerSessionId)); err == nil {
+			if _, err := env.Server.Processes().AcceptPlayerSession(ctx, id, aws.ToString(second.PlayerSession.PlayerSessionId)); err == nil {
 				t.Error("accepted a TIMEDOUT player session")
 			}
 			third, err := gl.CreatePlayerSession(ctx, &gamelift.CreatePlayerSessionInput{GameSessionId: aws.String(id), PlayerId: aws.String("c")})
@@ -163,7 +163,7 @@ func TestReservationTimeout(t *testing.T) {
 				t.Fatal(err)
 			}
 			clock.Add(60 * time.Second)
-			if _, err := svc.AcceptPlayerSession(ctx, id, aws.ToString(third.PlayerSession.PlayerSessionId)); err == nil {
+			if _, err := env.Server.Processes().AcceptPlayerSession(ctx, id, aws.ToString(third.PlayerSession.PlayerSessionId)); err == nil {
 				t.Error("accepted a reservation at its timeout")
 			}
 		})
@@ -179,7 +179,7 @@ func TestAcceptAndRemovePlayerSession(t *testing.T) {
 			other := seedSession(t, env, "gsess-other", game.SessionActive, 2, time.Now())
 			gl := env.Client()
 			ctx := context.Background()
-			svc := env.Server.Service()
+			svc := env.Server.Processes()
 			out, err := gl.CreatePlayerSessions(ctx, &gamelift.CreatePlayerSessionsInput{GameSessionId: aws.String(id), PlayerIds: []string{"a", "b"}})
 			if err != nil {
 				t.Fatal(err)
@@ -198,13 +198,13 @@ func TestAcceptAndRemovePlayerSession(t *testing.T) {
 			if _, err := svc.AcceptPlayerSession(ctx, id, a); err == nil {
 				t.Error("accepted twice")
 			}
-			if p, err := svc.RemovePlayerSession(ctx, id, a); err != nil || p.Status != game.PlayerCompleted {
+			if p, err := env.Server.Processes().RemovePlayerSession(ctx, id, a); err != nil || p.Status != game.PlayerCompleted {
 				t.Fatalf("remove: %+v %v", p, err)
 			}
-			if _, err := svc.RemovePlayerSession(ctx, id, a); err == nil {
+			if _, err := env.Server.Processes().RemovePlayerSession(ctx, id, a); err == nil {
 				t.Error("removed twice")
 			}
-			if _, err := svc.RemovePlayerSession(ctx, id, b); err != nil {
+			if _, err := env.Server.Processes().RemovePlayerSession(ctx, id, b); err != nil {
 				t.Fatal(err)
 			}
 			g, err := gl.DescribeGameSessions(ctx, &gamelift.DescribeGameSessionsInput{GameSessionId: aws.String(id)})
@@ -232,7 +232,7 @@ func TestDescribePlayerSessions(t *testing.T) {
 				t.Fatal(err)
 			}
 			a := aws.ToString(out.PlayerSessions[0].PlayerSessionId)
-			if _, err := env.Server.Service().AcceptPlayerSession(ctx, id, a); err != nil {
+			if _, err := env.Server.Processes().AcceptPlayerSession(ctx, id, a); err != nil {
 				t.Fatal(err)
 			}
 			n := 0

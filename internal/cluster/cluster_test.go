@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/flexmatch"
+	"github.com/anylift/anylift/internal/processes"
 	"github.com/anylift/anylift/internal/sdkwire"
 )
 
@@ -30,7 +30,7 @@ type connected struct {
 	wakes, placerWakes int
 }
 
-func (c *connected) PushLocal(p control.ProcessRef, msg sdkwire.Push) bool {
+func (c *connected) PushLocal(p processes.Ref, msg sdkwire.Push) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if p.PID != "here" {
@@ -62,7 +62,7 @@ func (c *connected) RunFleetMatch(_ context.Context, call *flexmatch.FleetMatchC
 	return nil
 }
 
-func (c *connected) DisconnectLocal(p control.ProcessRef, reason string) bool {
+func (c *connected) DisconnectLocal(p processes.Ref, reason string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.gone = append(c.gone, p.PID+": "+reason)
@@ -79,7 +79,7 @@ func receiver(t *testing.T, now func() time.Time) (*httptest.Server, *connected)
 	return srv, local
 }
 
-var here = control.ProcessRef{FleetID: "fleet-1", ComputeName: "c1", PID: "here"}
+var here = processes.Ref{FleetID: "fleet-1", ComputeName: "c1", PID: "here"}
 
 func TestForwardedPushIsDelivered(t *testing.T) {
 	srv, local := receiver(t, nil)
@@ -91,7 +91,7 @@ func TestForwardedPushIsDelivered(t *testing.T) {
 	if cg, _ := local.pushes[0].(*sdkwire.CreateGameSession); cg == nil || cg.GameSessionId != "gs-1" || cg.Port != 7000 {
 		t.Errorf("delivered %#v", local.pushes[0])
 	}
-	ok, err = c.Push(context.Background(), srv.URL, control.ProcessRef{FleetID: "fleet-1", ComputeName: "c1", PID: "elsewhere"},
+	ok, err = c.Push(context.Background(), srv.URL, processes.Ref{FleetID: "fleet-1", ComputeName: "c1", PID: "elsewhere"},
 		&sdkwire.TerminateProcess{TerminationTime: 1})
 	if err != nil || ok {
 		t.Errorf("push to a process not connected there: %v %v", ok, err)

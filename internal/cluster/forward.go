@@ -13,8 +13,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/flexmatch"
+	"github.com/anylift/anylift/internal/processes"
 	"github.com/anylift/anylift/internal/sdkwire"
 )
 
@@ -53,8 +53,8 @@ type reply struct {
 // placement is), and runs the
 // matchmaking steps that write game sessions of the fleets it owns.
 type Local interface {
-	PushLocal(p control.ProcessRef, msg sdkwire.Push) bool
-	DisconnectLocal(p control.ProcessRef, reason string) bool
+	PushLocal(p processes.Ref, msg sdkwire.Push) bool
+	DisconnectLocal(p processes.Ref, reason string) bool
 	Wake()
 	WakePlacer()
 	RunFleetMatch(ctx context.Context, call *flexmatch.FleetMatchCall) error
@@ -151,8 +151,8 @@ func refuse(w http.ResponseWriter, r *http.Request, err error, log *slog.Logger)
 	http.Error(w, "unauthorized: "+err.Error(), http.StatusUnauthorized)
 }
 
-func (m *message) ref() control.ProcessRef {
-	return control.ProcessRef{FleetID: m.FleetID, ComputeName: m.ComputeName, PID: m.PID}
+func (m *message) ref() processes.Ref {
+	return processes.Ref{FleetID: m.FleetID, ComputeName: m.ComputeName, PID: m.PID}
 }
 
 // readSignedBody reads a signed request's body of at most maxBody bytes
@@ -258,7 +258,7 @@ func (c *Client) mark(base string, answered bool) {
 
 // Push forwards msg for process p to the node at base (http://host:port)
 // and reports whether that node had the process connected.
-func (c *Client) Push(ctx context.Context, base string, p control.ProcessRef, msg sdkwire.Push) (bool, error) {
+func (c *Client) Push(ctx context.Context, base string, p processes.Ref, msg sdkwire.Push) (bool, error) {
 	frame, err := sdkwire.EncodePush(msg)
 	if err != nil {
 		return false, err
@@ -267,7 +267,7 @@ func (c *Client) Push(ctx context.Context, base string, p control.ProcessRef, ms
 }
 
 // Disconnect asks the node at base to close p's connections for good.
-func (c *Client) Disconnect(ctx context.Context, base string, p control.ProcessRef, reason string) (bool, error) {
+func (c *Client) Disconnect(ctx context.Context, base string, p processes.Ref, reason string) (bool, error) {
 	return c.send(ctx, base, DisconnectPath, message{FleetID: p.FleetID, ComputeName: p.ComputeName, PID: p.PID, Reason: reason})
 }
 

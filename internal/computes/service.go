@@ -8,10 +8,10 @@
 // It runs over the store, each operation one transaction of computes and
 // tokens. What it needs of the rest of the control plane (the game
 // sessions hosted on a compute that goes ended) it asks through Control,
-// which internal/control's Service implements; control in turn has a
+// which internal/processes' Service implements; internal/control has a
 // compute deregistered, a fleet's computes deleted, a token minted and
-// the expired ones swept through control.Computes. Neither package
-// imports the other; internal/server wires them together.
+// the expired ones swept through control.Computes. None of the three
+// imports another; internal/server wires them together.
 //
 // Methods take and return wire shapes that the API layer has already
 // decoded and validated against the model; they check the rules the model
@@ -26,7 +26,8 @@ import (
 	"github.com/anylift/anylift/internal/store"
 )
 
-// Control is what computes need of the rest of the control plane.
+// Control is what computes need of the rest of the control plane: the
+// server processes' side of a game session.
 type Control interface {
 	// EndComputeSessions ends the live game sessions hosted on a compute
 	// being deregistered, inside tx: ACTIVATING ones in ERROR, ACTIVE ones

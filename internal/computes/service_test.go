@@ -4,15 +4,18 @@ import (
 	"time"
 
 	"github.com/anylift/anylift/internal/control"
+	"github.com/anylift/anylift/internal/processes"
 	"github.com/anylift/anylift/internal/store"
 )
 
 // newService is a compute service over st on clock now, beside the rest
-// of the control plane (internal/control) as internal/server wires them:
-// each asks the other through its seam.
+// of the control plane (internal/control and internal/processes) as
+// internal/server wires them: each asks the others through its seam.
 func newService(st store.Store, now func() time.Time) *Service {
 	ctl := control.New(st, control.Config{}, now, nil)
-	s := New(st, ctl, Config{}, now)
+	ps := processes.New(st, ctl, processes.Config{NodeID: ctl.NodeID()}, now, nil)
+	ctl.SetProcesses(ps)
+	s := New(st, ps, Config{}, now)
 	ctl.SetComputes(s)
 	return s
 }

@@ -11,10 +11,10 @@ import (
 // auth tokens (internal/computes: the compute operations, the check of a
 // process's token, tokens minted, expired ones swept). That package reads
 // and writes computes and tokens in the store; what it needs of the rest
-// of the control plane it asks through the method below
-// (computes.Control), run inside the caller's transaction: the game
-// sessions hosted on a compute that goes ended. What control needs of it,
-// it asks through Computes.
+// of the control plane, the game sessions hosted on a compute that goes
+// ended, it asks of the server processes (computes.Control, which
+// internal/processes implements). What control needs of it, it asks
+// through Computes.
 
 // Computes is computes and their auth tokens as control sees them.
 type Computes interface {
@@ -38,12 +38,6 @@ type Computes interface {
 // RefreshConnection's token and the token timer go through c. Call it
 // before Run and before serving requests.
 func (s *Service) SetComputes(c Computes) { s.computes = c }
-
-// EndComputeSessions ends the live game sessions hosted on a compute that
-// is deregistered inside tx, as a lost process's are (sessionend.go).
-func (s *Service) EndComputeSessions(tx store.Tx, fleetID, computeName string) error {
-	return s.endComputeSessions(tx, fleetID, computeName)
-}
 
 func (s *Service) deregister(tx store.Tx, fleetID, name string) error {
 	if s.computes == nil {

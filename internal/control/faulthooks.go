@@ -138,7 +138,7 @@ func (s *Service) startOrHold(p *game.Process, gs *game.GameSession) {
 		f, ended, ok := s.fx.set.Take(faults.PlacementDelay, faults.Scope{FleetID: gs.FleetID, Location: gs.Location}, "", now)
 		if ok {
 			s.fx.mu.Lock()
-			s.fx.held[gs.ID] = heldStart{ref: refOf(p), due: now.Add(f.Delay), fault: f.ID}
+			s.fx.held[gs.ID] = heldStart{due: now.Add(f.Delay), fault: f.ID}
 			s.fx.mu.Unlock()
 			s.faultActed(f, ended, "game session start held back", "game_session", gs.ID, "delay", f.Delay.String())
 			return
@@ -196,7 +196,7 @@ func (s *Service) placementHeld(p *game.Placement, fleetID, location string, now
 
 // healthReportLost is ProcessHeartbeat's hook: whether a
 // MISS_HEALTH_CHECKS fault loses this report.
-func (s *Service) healthReportLost(ref ProcessRef) bool {
+func (s *Service) healthReportLost(ref store.ProcessKey) bool {
 	if s.fx == nil || s.fx.set.Empty() {
 		return false
 	}
@@ -211,7 +211,7 @@ func (s *Service) healthReportLost(ref ProcessRef) bool {
 // FaultRefusesConnection is the process endpoint's hook, before it admits
 // a connection: an error when a DROP_CONNECTION fault keeps ref from
 // reconnecting now.
-func (s *Service) FaultRefusesConnection(ref ProcessRef) error {
+func (s *Service) FaultRefusesConnection(ref store.ProcessKey) error {
 	if s.fx == nil {
 		return nil
 	}

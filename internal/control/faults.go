@@ -35,7 +35,7 @@ type faultState struct {
 	held map[string]heldStart
 	// refused are the processes a DROP_CONNECTION with a Duration keeps
 	// from reconnecting, by fault id.
-	refused map[ProcessRef]string
+	refused map[store.ProcessKey]string
 	// ended are faults whose Count ran out, whose end event the next
 	// sweep writes (they ran out inside other transactions).
 	ended []faults.Fault
@@ -47,13 +47,12 @@ type faultMark struct {
 }
 
 type heldStart struct {
-	ref   ProcessRef
 	due   time.Time
 	fault string
 }
 
 func newFaultState() *faultState {
-	return &faultState{marks: map[string]faultMark{}, held: map[string]heldStart{}, refused: map[ProcessRef]string{}}
+	return &faultState{marks: map[string]faultMark{}, held: map[string]heldStart{}, refused: map[store.ProcessKey]string{}}
 }
 
 // FaultInjection reports whether the service takes InjectFault.
@@ -156,8 +155,7 @@ func (s *Service) faultFleet(tx store.Tx, spec *faults.Spec) error {
 // scope held by this node; with a Duration, their reconnects are refused
 // until it is over. It answers the processes whose connection it cut.
 func (s *Service) dropConnections(ctx context.Context, f *faults.Fault) ([]string, error) {
-	d, ok := s.pusher.(connectionDropper)
-	if !ok {
+	if s.procs == nil || !s.procs.CanDrop() {
 		return nil, game.Errorf(game.Internal, "this server cannot drop process connections")
 	}
 	var procs []*game.Process
@@ -184,13 +182,13 @@ func (s *Service) dropConnections(ctx context.Context, f *faults.Fault) ([]strin
 		s.fx.set.Add(standing)
 		s.fx.mu.Lock()
 		for _, p := range procs {
-			s.fx.refused[refOf(p)] = f.ID
+			s.fx.refused[keyOf(p)] = f.ID
 		}
 		s.fx.mu.Unlock()
 	}
 	var dropped []string
 	for _, p := range procs {
-		if d.Drop(refOf(p)) {
+		if s.procs.Drop(keyOf(p)) {
 			dropped = append(dropped, p.PID)
 		}
 	}
@@ -198,11 +196,9 @@ func (s *Service) dropConnections(ctx context.Context, f *faults.Fault) ([]strin
 	return dropped, nil
 }
 
-// connectionDropper is the part of the process endpoint that cuts a
-// process's connections without a close frame, as a failed network does:
-// the SDKs reconnect. Drop reports whether it had a connection here.
-type connectionDropper interface {
-	Drop(p ProcessRef) bool
+// keyOf names process p as the fault state and the process endpoint do.
+func keyOf(p *game.Process) store.ProcessKey {
+	return store.ProcessKey{FleetID: p.FleetID, ComputeName: p.ComputeName, PID: p.PID}
 }
 
 // terminateProcesses ends the live processes in f's scope as GameLift
@@ -226,7 +222,7 @@ func (s *Service) terminateProcesses(ctx context.Context, f *faults.Fault) ([]st
 			return err
 		}
 		for _, p := range ended {
-			if err := s.endProcess(tx, p, game.SessionTerminated, game.ReasonInterrupted, wire.EventCodeServerProcessForceTerminated,
+			if err := s.procs.EndProcess(tx, p, game.SessionTerminated, game.ReasonInterrupted, wire.EventCodeServerProcessForceTerminated,
 				fmt.Sprintf("Server process %s on compute %s was terminated by Anylift fault %s (injected for a test, not a real failure).",
 					p.PID, p.ComputeName, f.ID)); err != nil {
 				return err
@@ -241,7 +237,7 @@ func (s *Service) terminateProcesses(ctx context.Context, f *faults.Fault) ([]st
 		return nil, err
 	}
 	for _, p := range ended {
-		s.sendTerminate(p)
+		s.procs.SendTerminate(p)
 	}
 	f.Fired = len(ended)
 	return pidsOf(ended), nil

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/anylift/anylift/internal/game"
-	"github.com/anylift/anylift/internal/sdkwire"
 	"github.com/anylift/anylift/internal/store"
 )
 
@@ -62,7 +61,7 @@ func (s *Service) ReserveMatchSeats(tx store.Tx, gameSessionID string, playerIDs
 // connected, that its session changed for reason (a backfill's outcome,
 // backfillTicketID naming the request). Call it after the change commits.
 func (s *Service) PushSessionUpdate(gs *game.GameSession, reason, backfillTicketID string) {
-	if ref, ok := hostOf(gs); ok {
-		s.push(ref, &sdkwire.UpdateGameSession{GameSession: sessionMessage(gs), UpdateReason: reason, BackfillTicketId: backfillTicketID})
+	if s.procs != nil {
+		s.procs.PushSessionUpdate(gs, reason, backfillTicketID)
 	}
 }

@@ -159,4 +159,8 @@ func (s *Service) AbandonSession(tx store.Tx, id string) (*game.GameSession, err
 // PushTerminate asks the process hosting gs to end, as
 // TerminateGameSession does; a session whose process cannot be reached
 // ends at once.
-func (s *Service) PushTerminate(ctx context.Context, gs *game.GameSession) { s.pushTerminate(ctx, gs) }
+func (s *Service) PushTerminate(ctx context.Context, gs *game.GameSession) {
+	if s.procs != nil {
+		s.procs.PushTerminate(ctx, gs)
+	}
+}

@@ -78,15 +78,15 @@ func (s *Service) logSweep(ctx context.Context, err error) {
 // sweeps lists the timers, the heartbeat apart. Each area adds its own.
 func (s *Service) sweeps() []func(context.Context) error {
 	return []func(context.Context) error{
-		s.reclaimStranded,
-		s.sweepOrphans,
-		s.sweepProcesses,
-		s.sweepActivations,
+		s.processTimer(Processes.ReclaimStranded),
+		s.processTimer(Processes.SweepOrphans),
+		s.processTimer(Processes.SweepProcesses),
+		s.processTimer(Processes.SweepActivations),
 		s.sweepAuthTokens,
-		s.expireReservations,
+		s.processTimer(Processes.ExpireReservations),
 		s.sweepPlacements,
 		s.stepMatchmaking,
-		s.pruneHoldings,
+		s.processTimer(Processes.PruneHoldings),
 		s.sweepFaults,
 	}
 }

@@ -118,8 +118,6 @@ type Service struct {
 	log   *slog.Logger
 	// timers are the background sweeps, apart from the heartbeat (run.go).
 	timers []func(context.Context) error
-	// pusher reaches connected server processes; nil until SetPusher.
-	pusher Pusher
 	// queues are the game session queues and their placer; nil until
 	// SetQueues (queueing.go).
 	queues Queues
@@ -127,8 +125,6 @@ type Service struct {
 	node nodeState
 	// matchmaker is FlexMatch; nil until SetMatchmaker (matchmaker.go).
 	matchmaker Matchmaker
-	// hosts answers which process hosts which session when set (hosts.go).
-	hosts Hosts
 	// fx is fault injection's state; nil when it is off (faults.go).
 	fx *faultState
 	// owners is this node's view of fleet ownership; nil when the node
@@ -151,6 +147,9 @@ type Service struct {
 	// computes are the computes and their auth tokens; nil until
 	// SetComputes (computes.go).
 	computes Computes
+	// procs are the server processes with their side of a session; nil
+	// until SetProcesses (processes.go).
+	procs Processes
 }
 
 // New returns a Service over st. now is the clock (time.Now when nil).

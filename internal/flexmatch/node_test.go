@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/anylift/anylift/internal/control"
+	"github.com/anylift/anylift/internal/processes"
 	"github.com/anylift/anylift/internal/queueing"
 	"github.com/anylift/anylift/internal/sessions"
 	"github.com/anylift/anylift/internal/store"
@@ -29,6 +30,8 @@ type node struct {
 
 func newNode(st store.Store, cfg control.Config, now func() time.Time) *node {
 	ctl := control.New(st, cfg, now, nil)
+	ctl.SetProcesses(processes.New(st, ctl, processes.Config{NodeID: ctl.NodeID(), NodeTTL: ctl.Config().NodeTTL,
+		ReservationTimeout: ctl.Config().ReservationTimeout}, now, nil))
 	qs := queueing.New(st, ctl, queueing.Config{Account: ctl.Config().Account, MaxPlayersPerSession: ctl.Config().MaxPlayersPerSession}, now, nil)
 	ctl.SetQueues(qs)
 	ctl.SetSessions(sessions.New(st, ctl, sessions.Config{Account: ctl.Config().Account,

@@ -10,7 +10,7 @@ import (
 )
 
 // Process names a server process calling through the server SDK: its
-// fleet, compute and process id (as control.ProcessRef).
+// fleet, compute and process id (as processes.Ref).
 type Process struct {
 	FleetID     string
 	ComputeName string

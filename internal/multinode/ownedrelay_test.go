@@ -12,8 +12,8 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/anylift/anylift/internal/apitest"
-	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/exectest"
+	"github.com/anylift/anylift/internal/processes"
 	"github.com/anylift/anylift/internal/server"
 )
 
@@ -76,7 +76,7 @@ func TestProcessRelayedOnAnOldViewReachesTheOwner(t *testing.T) {
 			t.Fatalf("%s through a node with an old view: %d %v", pid, status, err)
 		}
 		defer ws.CloseNow()
-		n, err := old.Server.Service().ProcessHolder(ctx, control.ProcessRef{FleetID: fleet, ComputeName: "host-1", PID: pid})
+		n, err := old.Server.Processes().ProcessHolder(ctx, processes.Ref{FleetID: fleet, ComputeName: "host-1", PID: pid})
 		if err != nil || n == nil || n.ID != lease.NodeID {
 			t.Errorf("%s is held by %v (%v), want the owner %s", pid, n, err, lease.NodeID)
 		}

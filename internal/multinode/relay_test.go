@@ -26,9 +26,9 @@ import (
 	"github.com/anylift/anylift/internal/access"
 	"github.com/anylift/anylift/internal/apitest"
 	nodes "github.com/anylift/anylift/internal/cluster"
-	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/exectest"
 	model "github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/processes"
 	"github.com/anylift/anylift/internal/server"
 	"github.com/anylift/anylift/internal/store"
 	sdk "github.com/anylift/anylift/sdk/server"
@@ -379,7 +379,7 @@ func TestRelayedProcessesAreServedByTheOwner(t *testing.T) {
 	// held says which node holds pid's connection, as B sees it, and
 	// the URL its record keeps.
 	held := func(pid string) (string, string) {
-		n, err := b.Server.Service().ProcessHolder(ctx, control.ProcessRef{FleetID: fleet, ComputeName: "host-1", PID: pid})
+		n, err := b.Server.Processes().ProcessHolder(ctx, processes.Ref{FleetID: fleet, ComputeName: "host-1", PID: pid})
 		if err != nil || n == nil {
 			return "", ""
 		}
@@ -441,7 +441,7 @@ func TestRelayedProcessesAreServedByTheOwner(t *testing.T) {
 	// RefreshConnection names the URL each process reached: B.
 	for pid, pr := range map[string]*proc{"p-plain": plain, "p-tls": secure} {
 		before := len(pr.dials.list())
-		if err := a.Server.Service().DrainProcess(ctx, control.ProcessRef{FleetID: fleet, ComputeName: "host-1", PID: pid}); err != nil {
+		if err := a.Server.Processes().DrainProcess(ctx, processes.Ref{FleetID: fleet, ComputeName: "host-1", PID: pid}); err != nil {
 			t.Fatal(err)
 		}
 		waitUntil(t, pid+" to reconnect after RefreshConnection", func() bool { return len(pr.dials.list()) > before })

@@ -10,9 +10,9 @@ import (
 
 	"github.com/anylift/anylift/internal/api"
 	"github.com/anylift/anylift/internal/cluster"
-	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/flexmatch"
 	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/processes"
 	"github.com/anylift/anylift/internal/sdkserver"
 	"github.com/anylift/anylift/internal/sdkwire"
 	"github.com/anylift/anylift/internal/store"
@@ -267,28 +267,28 @@ func (s *Server) NodeAddr() string {
 }
 
 // PushLocal implements cluster.Local.
-func (b *processes) PushLocal(r control.ProcessRef, msg sdkwire.Push) bool {
+func (b *endpoint) PushLocal(r processes.Ref, msg sdkwire.Push) bool {
 	return b.hub.Push(toProcess(r), msg)
 }
 
 // Wake implements cluster.Local: another node wakes this one when a
 // fleet's lease is now this node's to act on.
-func (b *processes) Wake() {
+func (b *endpoint) Wake() {
 	b.svc.WakeOwners()
 	b.qs.WakePlacer()
 }
 
 // WakePlacer implements cluster.Local: another node wakes this one when a
 // placement is now this node's to place.
-func (b *processes) WakePlacer() { b.qs.WakePlacer() }
+func (b *endpoint) WakePlacer() { b.qs.WakePlacer() }
 
 // RunFleetMatch implements cluster.Local.
-func (b *processes) RunFleetMatch(ctx context.Context, call *flexmatch.FleetMatchCall) error {
+func (b *endpoint) RunFleetMatch(ctx context.Context, call *flexmatch.FleetMatchCall) error {
 	return b.fm.RunFleetMatch(ctx, call)
 }
 
 // DisconnectLocal implements cluster.Local.
-func (b *processes) DisconnectLocal(r control.ProcessRef, reason string) bool {
+func (b *endpoint) DisconnectLocal(r processes.Ref, reason string) bool {
 	ok := b.hub.Disconnect(toProcess(r), reason)
 	b.hub.Forget(toProcess(r))
 	return ok
@@ -298,13 +298,13 @@ func (b *processes) DisconnectLocal(r control.ProcessRef, reason string) bool {
 // a live node other than this one. A process held by no live node misses
 // the message; what matters is sent again from the store when it
 // reconnects (control.ProcessResumed).
-func (b *processes) forward(r control.ProcessRef, send func(ctx context.Context, base string) (bool, error)) bool {
+func (b *endpoint) forward(r processes.Ref, send func(ctx context.Context, base string) (bool, error)) bool {
 	if b.fwd == nil {
 		return false
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), cluster.Timeout)
 	defer cancel()
-	n, err := b.svc.ProcessHolder(ctx, r)
+	n, err := b.ps.ProcessHolder(ctx, r)
 	if err != nil || n == nil || n.Address == "" {
 		return false
 	}
@@ -359,7 +359,7 @@ func (s *Server) drain(ctx context.Context) {
 	procs := s.hub.Processes()
 	s.cfg.Log.Info("draining: handing processes to other nodes", "processes", len(procs))
 	for _, p := range procs {
-		if err := s.svc.DrainProcess(ctx, ref(p)); err != nil {
+		if err := s.ps.DrainProcess(ctx, ref(p)); err != nil {
 			s.cfg.Log.Warn("draining a process", "process", p.PID, "err", err)
 		}
 	}

@@ -27,7 +27,7 @@ func loadFleetState(ctx context.Context, db *sqldb.DB) (*fleetstate.State, func(
 // both the live sessions (apply) and fs.
 func (s *Server) fleetStateHook(db *sqldb.DB, fs *fleetstate.State, apply func([]store.Change)) func([]store.Change) {
 	db.SetLiveProcesses(fs)
-	s.svc.SetHosts(fs)
+	s.ps.SetHosts(fs)
 	return func(changes []store.Change) {
 		apply(changes)
 		fs.Apply(changes)

@@ -10,6 +10,7 @@ import (
 	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/gateway"
+	"github.com/anylift/anylift/internal/processes"
 	"github.com/anylift/anylift/internal/sessions"
 	"github.com/anylift/anylift/internal/wire"
 )
@@ -110,18 +111,19 @@ func (s *Server) PlayerAddr() string {
 func (s *Server) Gateway() *gateway.Gateway { return s.gateway }
 
 // PlayerControl is the control plane as the player gateway asks it: the
-// game and player session operations from the sessions' service, the
-// rest (a player session removed, an alias resolved, a fleet's locations)
-// from control's.
-func (s *Server) PlayerControl() gateway.Control { return playerControl{s.ss, s.svc} }
+// game and player session operations from the sessions' service, a
+// player session removed from the server processes', the rest (an alias
+// resolved, a fleet's locations) from control's.
+func (s *Server) PlayerControl() gateway.Control { return playerControl{s.ss, s.ps, s.svc} }
 
 type playerControl struct {
 	*sessions.Service
+	ps  *processes.Service
 	ctl *control.Service
 }
 
 func (p playerControl) RemovePlayerSession(ctx context.Context, gameSessionID, playerSessionID string) (*game.PlayerSession, error) {
-	return p.ctl.RemovePlayerSession(ctx, gameSessionID, playerSessionID)
+	return p.ps.RemovePlayerSession(ctx, gameSessionID, playerSessionID)
 }
 
 func (p playerControl) ResolveAlias(ctx context.Context, in *wire.ResolveAliasInput) (*wire.ResolveAliasOutput, error) {

@@ -66,7 +66,7 @@ func (s *Server) ownedMemory(db *sqldb.DB, m *owners.Map) {
 	} else {
 		s.ss.SetLive(readsOnly{l})
 	}
-	s.svc.SetHosts(fs)
+	s.ps.SetHosts(fs)
 }
 
 // readsOnly is a memory that answers reads only: the service decides the

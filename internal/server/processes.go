@@ -9,16 +9,19 @@ import (
 	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/flexmatch"
 	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/processes"
 	"github.com/anylift/anylift/internal/queueing"
 	"github.com/anylift/anylift/internal/sdkserver"
 	"github.com/anylift/anylift/internal/sdkwire"
 )
 
-// processes connects the process endpoint (sdkserver) and the application
-// (control): it authenticates handshakes, carries process requests to
-// control, and carries control's pushes to connected processes.
-type processes struct {
+// endpoint connects the process endpoint (sdkserver) and the server
+// processes (internal/processes): it authenticates handshakes, carries
+// process requests to the processes, and carries their pushes to
+// connected processes.
+type endpoint struct {
 	svc *control.Service
+	ps  *processes.Service
 	cp  *computes.Service
 	qs  *queueing.Service
 	fm  *flexmatch.Service
@@ -30,24 +33,25 @@ type processes struct {
 }
 
 var (
-	_ sdkserver.Authenticator  = (*processes)(nil)
-	_ sdkserver.Backend        = (*processes)(nil)
-	_ control.Pusher           = (*processes)(nil)
-	_ control.ConnectionHolder = (*processes)(nil)
+	_ sdkserver.Authenticator     = (*endpoint)(nil)
+	_ sdkserver.Backend           = (*endpoint)(nil)
+	_ processes.Pusher            = (*endpoint)(nil)
+	_ processes.ConnectionHolder  = (*endpoint)(nil)
+	_ processes.ConnectionDropper = (*endpoint)(nil)
 )
 
-func ref(p sdkserver.Process) control.ProcessRef {
-	return control.ProcessRef{FleetID: game.ResourceID(p.FleetID, "fleet"), ComputeName: game.ResourceID(p.ComputeID, "compute"), PID: p.PID}
+func ref(p sdkserver.Process) processes.Ref {
+	return processes.Ref{FleetID: game.ResourceID(p.FleetID, "fleet"), ComputeName: game.ResourceID(p.ComputeID, "compute"), PID: p.PID}
 }
 
-func toProcess(r control.ProcessRef) sdkserver.Process {
+func toProcess(r processes.Ref) sdkserver.Process {
 	return sdkserver.Process{FleetID: r.FleetID, ComputeID: r.ComputeName, PID: r.PID}
 }
 
 // Authenticate admits a process whose compute auth token is valid for its
 // fleet and compute, unless an injected fault refuses it, and records the
 // connection.
-func (b *processes) Authenticate(ctx context.Context, h *sdkserver.Handshake) error {
+func (b *endpoint) Authenticate(ctx context.Context, h *sdkserver.Handshake) error {
 	if h.PID == "" {
 		return game.Errorf(game.Unauthorized, "pID is required")
 	}
@@ -62,75 +66,75 @@ func (b *processes) Authenticate(ctx context.Context, h *sdkserver.Handshake) er
 	if err := b.svc.FaultRefusesConnection(ref(h.Process)); err != nil {
 		return err
 	}
-	return b.svc.ProcessConnected(ctx, ref(h.Process), control.Connection{SDKVersion: h.SDKVersion, SDKLanguage: h.SDKLanguage,
+	return b.ps.ProcessConnected(ctx, ref(h.Process), processes.Connection{SDKVersion: h.SDKVersion, SDKLanguage: h.SDKLanguage,
 		Endpoint: h.Endpoint, TokenExpires: expires})
 }
 
 // ProcessConnected sends again what the process may have missed while it
 // was away (control.ProcessResumed).
-func (b *processes) ProcessConnected(ctx context.Context, h *sdkserver.Handshake) {
-	if err := b.svc.ProcessResumed(ctx, ref(h.Process)); err != nil {
+func (b *endpoint) ProcessConnected(ctx context.Context, h *sdkserver.Handshake) {
+	if err := b.ps.ProcessResumed(ctx, ref(h.Process)); err != nil {
 		b.log.Warn("resuming a process", "process", h.PID, "err", err)
 	}
 }
 
-func (b *processes) ProcessDisconnected(ctx context.Context, p sdkserver.Process) {
-	b.svc.ProcessDisconnected(ctx, ref(p))
+func (b *endpoint) ProcessDisconnected(ctx context.Context, p sdkserver.Process) {
+	b.ps.ProcessDisconnected(ctx, ref(p))
 }
 
-func (b *processes) ActivateServerProcess(ctx context.Context, p sdkserver.Process, r *sdkwire.ActivateServerProcess) error {
-	return b.svc.ProcessReady(ctx, ref(p), r)
+func (b *endpoint) ActivateServerProcess(ctx context.Context, p sdkserver.Process, r *sdkwire.ActivateServerProcess) error {
+	return b.ps.ProcessReady(ctx, ref(p), r)
 }
 
-func (b *processes) HeartbeatServerProcess(ctx context.Context, p sdkserver.Process, r *sdkwire.HeartbeatServerProcess) error {
-	return b.svc.ProcessHeartbeat(ctx, ref(p), r.HealthStatus)
+func (b *endpoint) HeartbeatServerProcess(ctx context.Context, p sdkserver.Process, r *sdkwire.HeartbeatServerProcess) error {
+	return b.ps.ProcessHeartbeat(ctx, ref(p), r.HealthStatus)
 }
 
-func (b *processes) ActivateGameSession(ctx context.Context, p sdkserver.Process, r *sdkwire.ActivateGameSession) error {
-	return b.svc.ProcessActivateGameSession(ctx, ref(p), r.GameSessionId)
+func (b *endpoint) ActivateGameSession(ctx context.Context, p sdkserver.Process, r *sdkwire.ActivateGameSession) error {
+	return b.ps.ProcessActivateGameSession(ctx, ref(p), r.GameSessionId)
 }
 
-func (b *processes) UpdatePlayerSessionCreationPolicy(ctx context.Context, p sdkserver.Process, r *sdkwire.UpdatePlayerSessionCreationPolicy) error {
-	return b.svc.ProcessUpdateCreationPolicy(ctx, ref(p), r.GameSessionId, r.PlayerSessionPolicy)
+func (b *endpoint) UpdatePlayerSessionCreationPolicy(ctx context.Context, p sdkserver.Process, r *sdkwire.UpdatePlayerSessionCreationPolicy) error {
+	return b.ps.ProcessUpdateCreationPolicy(ctx, ref(p), r.GameSessionId, r.PlayerSessionPolicy)
 }
 
-func (b *processes) AcceptPlayerSession(ctx context.Context, p sdkserver.Process, r *sdkwire.AcceptPlayerSession) error {
-	return b.svc.ProcessAcceptPlayer(ctx, ref(p), r.GameSessionId, r.PlayerSessionId)
+func (b *endpoint) AcceptPlayerSession(ctx context.Context, p sdkserver.Process, r *sdkwire.AcceptPlayerSession) error {
+	return b.ps.ProcessAcceptPlayer(ctx, ref(p), r.GameSessionId, r.PlayerSessionId)
 }
 
-func (b *processes) RemovePlayerSession(ctx context.Context, p sdkserver.Process, r *sdkwire.RemovePlayerSession) error {
-	return b.svc.ProcessRemovePlayer(ctx, ref(p), r.GameSessionId, r.PlayerSessionId)
+func (b *endpoint) RemovePlayerSession(ctx context.Context, p sdkserver.Process, r *sdkwire.RemovePlayerSession) error {
+	return b.ps.ProcessRemovePlayer(ctx, ref(p), r.GameSessionId, r.PlayerSessionId)
 }
 
-func (b *processes) DescribePlayerSessions(ctx context.Context, p sdkserver.Process, r *sdkwire.DescribePlayerSessions) (*sdkwire.DescribePlayerSessionsResult, error) {
-	return b.svc.ProcessDescribePlayerSessions(ctx, ref(p), r)
+func (b *endpoint) DescribePlayerSessions(ctx context.Context, p sdkserver.Process, r *sdkwire.DescribePlayerSessions) (*sdkwire.DescribePlayerSessionsResult, error) {
+	return b.ps.ProcessDescribePlayerSessions(ctx, ref(p), r)
 }
 
-func (b *processes) StartMatchBackfill(ctx context.Context, p sdkserver.Process, r *sdkwire.StartMatchBackfill) (*sdkwire.StartMatchBackfillResult, error) {
+func (b *endpoint) StartMatchBackfill(ctx context.Context, p sdkserver.Process, r *sdkwire.StartMatchBackfill) (*sdkwire.StartMatchBackfillResult, error) {
 	return b.fm.ProcessStartMatchBackfill(ctx, flexmatch.Process(ref(p)), r)
 }
 
-func (b *processes) StopMatchBackfill(ctx context.Context, p sdkserver.Process, r *sdkwire.StopMatchBackfill) error {
+func (b *endpoint) StopMatchBackfill(ctx context.Context, p sdkserver.Process, r *sdkwire.StopMatchBackfill) error {
 	return b.fm.ProcessStopMatchBackfill(ctx, flexmatch.Process(ref(p)), r)
 }
 
-func (b *processes) GetComputeCertificate(ctx context.Context, p sdkserver.Process) (*sdkwire.GetComputeCertificateResult, error) {
-	return b.svc.ComputeCertificate(ctx, ref(p))
+func (b *endpoint) GetComputeCertificate(ctx context.Context, p sdkserver.Process) (*sdkwire.GetComputeCertificateResult, error) {
+	return b.ps.ComputeCertificate(ctx, ref(p))
 }
 
 // GetFleetRoleCredentials answers with empty credentials: an Anywhere
 // fleet has no instance role, and an empty AccessKeyId tells the SDKs so.
-func (b *processes) GetFleetRoleCredentials(ctx context.Context, p sdkserver.Process, r *sdkwire.GetFleetRoleCredentials) (*sdkwire.GetFleetRoleCredentialsResult, error) {
+func (b *endpoint) GetFleetRoleCredentials(ctx context.Context, p sdkserver.Process, r *sdkwire.GetFleetRoleCredentials) (*sdkwire.GetFleetRoleCredentialsResult, error) {
 	return &sdkwire.GetFleetRoleCredentialsResult{}, nil
 }
 
-func (b *processes) TerminateServerProcess(ctx context.Context, p sdkserver.Process) error {
-	return b.svc.ProcessEnding(ctx, ref(p))
+func (b *endpoint) TerminateServerProcess(ctx context.Context, p sdkserver.Process) error {
+	return b.ps.ProcessEnding(ctx, ref(p))
 }
 
-// Push implements control.Pusher: to the process's connection on this
+// Push implements processes.Pusher: to the process's connection on this
 // node, else through the node that holds it.
-func (b *processes) Push(r control.ProcessRef, msg sdkwire.Push) bool {
+func (b *endpoint) Push(r processes.Ref, msg sdkwire.Push) bool {
 	if b.hub.Push(toProcess(r), msg) {
 		return true
 	}
@@ -139,13 +143,13 @@ func (b *processes) Push(r control.ProcessRef, msg sdkwire.Push) bool {
 
 // Drop cuts the process's connections on this node without a close
 // frame (an injected fault); the SDKs reconnect.
-func (b *processes) Drop(r control.ProcessRef) bool { return b.hub.Drop(toProcess(r)) }
+func (b *endpoint) Drop(r processes.Ref) bool { return b.hub.Drop(toProcess(r)) }
 
-// Holds implements control.ConnectionHolder.
-func (b *processes) Holds(r control.ProcessRef) bool { return b.hub.Connected(toProcess(r)) }
+// Holds implements processes.ConnectionHolder.
+func (b *endpoint) Holds(r processes.Ref) bool { return b.hub.Connected(toProcess(r)) }
 
-// Disconnect implements control.Pusher: the process is gone for good.
-func (b *processes) Disconnect(r control.ProcessRef, reason string) {
+// Disconnect implements processes.Pusher: the process is gone for good.
+func (b *endpoint) Disconnect(r processes.Ref, reason string) {
 	if b.DisconnectLocal(r, reason) {
 		return
 	}

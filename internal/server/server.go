@@ -32,6 +32,7 @@ import (
 	"github.com/anylift/anylift/internal/gateway"
 	"github.com/anylift/anylift/internal/owned"
 	"github.com/anylift/anylift/internal/owners"
+	"github.com/anylift/anylift/internal/processes"
 	"github.com/anylift/anylift/internal/queueing"
 	"github.com/anylift/anylift/internal/sdkserver"
 	"github.com/anylift/anylift/internal/sessions"
@@ -153,6 +154,7 @@ type Server struct {
 	cs     *containers.Service
 	ss     *sessions.Service
 	cp     *computes.Service
+	ps     *processes.Service
 	api    *api.Handler
 	events *events.Service
 	hub    *sdkserver.Server
@@ -160,7 +162,7 @@ type Server struct {
 	ln     net.Listener
 	tlsLn  net.Listener
 	http   *http.Server
-	procs  *processes
+	procs  *endpoint
 	// nodeLn and nodeHTTP serve other nodes' forwarded pushes and
 	// relayed requests (cluster.go).
 	nodeLn   net.Listener
@@ -272,7 +274,7 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 		}
 		s.tlsLn = tls.NewListener(s.limit(s.tlsLn, "TLS"), tlsCfg)
 	}
-	s.procs = &processes{log: cfg.Log, hint: cfg.RefusedProcessHint}
+	s.procs = &endpoint{log: cfg.Log, hint: cfg.RefusedProcessHint}
 	if err := s.listenNode(); err != nil {
 		s.closeListeners()
 		return nil, err
@@ -316,7 +318,13 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 		ReservationTimeout: s.svc.Config().ReservationTimeout, MaxPlayersPerSession: s.svc.Config().MaxPlayersPerSession,
 		SearchPageSize: cfg.SearchPageSize}, cfg.Now)
 	s.svc.SetSessions(s.ss)
-	s.cp = computes.New(notifying, s.svc, computes.Config{Account: s.svc.Config().Account, AuthTokenTTL: s.svc.Config().AuthTokenTTL,
+	s.ps = processes.New(notifying, s.svc, processes.Config{NodeID: s.svc.NodeID(), NodeTTL: s.svc.Config().NodeTTL,
+		AuthTokenTTL: s.svc.Config().AuthTokenTTL, ReservationTimeout: s.svc.Config().ReservationTimeout,
+		UnhealthyTimeout: s.svc.Config().UnhealthyTimeout, ProcessLostGrace: s.svc.Config().ProcessLostGrace,
+		RefreshMargin: s.svc.Config().RefreshMargin, SDKEndpoint: s.svc.Config().SDKEndpoint,
+		SDKEndpointPublic: s.svc.Config().SDKEndpointPublic}, cfg.Now, cfg.Log)
+	s.svc.SetProcesses(s.ps)
+	s.cp = computes.New(notifying, s.ps, computes.Config{Account: s.svc.Config().Account, AuthTokenTTL: s.svc.Config().AuthTokenTTL,
 		AcceptExpiredTokens: cfg.AcceptExpiredAuthTokens, SDKEndpoint: s.svc.Config().SDKEndpoint, AgentEndpoint: agentEndpoint}, cfg.Now)
 	s.svc.SetComputes(s.cp)
 	if err := s.loadLive(ctx); err != nil {
@@ -327,7 +335,7 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 		cfg.Log.Warn("INSECURE: --insecure-any-credentials is set; any well-formed signature from any access key is accepted. Use this for local development only.")
 	}
 	procs := s.procs
-	procs.svc, procs.cp, procs.qs, procs.fm = s.svc, s.cp, s.qs, s.fm
+	procs.svc, procs.ps, procs.cp, procs.qs, procs.fm = s.svc, s.ps, s.cp, s.qs, s.fm
 	if cfg.NodeSecret != "" {
 		procs.fwd = cluster.NewClient([]byte(cfg.NodeSecret), cfg.Now)
 		procs.fwd.SetSelf(s.nodeAddress())
@@ -343,7 +351,7 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 	if procs.fwd != nil {
 		relay = procs.fwd
 	}
-	s.api = api.New(s.svc, s.ss, s.qs, s.fm, s.cs, s.cp, api.Options{
+	s.api = api.New(s.svc, s.ss, s.qs, s.fm, s.cs, s.cp, s.ps, api.Options{
 		Verifier: &api.Verifier{Keys: keys, AnyCredentials: cfg.AnyCredentials, Region: signingRegion(cfg), Now: cfg.Now},
 		Log:      cfg.Log,
 		Observe:  s.obs.exporter.Observe,
@@ -353,7 +361,7 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 		UnauthenticatedBytes: s.limits.UnauthenticatedBodyBytes,
 	})
 	procs.hub = s.hub
-	s.svc.SetPusher(procs)
+	s.ps.SetPusher(procs)
 	if err := s.startOwnership(); err != nil {
 		s.closeListeners()
 		return nil, err
@@ -586,6 +594,11 @@ func (s *Server) Containers() *containers.Service { return s.cs }
 // Sessions is the game and player session service, for tests and
 // in-process tools.
 func (s *Server) Sessions() *sessions.Service { return s.ss }
+
+// Processes is the server process service (processes, their side of a
+// game session, the holding of their connections), for tests and
+// in-process tools.
+func (s *Server) Processes() *processes.Service { return s.ps }
 
 // Computes is the compute service (computes and their auth tokens), for
 // tests and in-process tools.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/processes"
 	"github.com/anylift/anylift/internal/store"
 )
 
@@ -12,10 +13,11 @@ import (
 var testAccount = game.Account{Region: "us-west-2", ID: "123456789012"}
 
 // newService is a game session service over st on clock now, beside the
-// rest of the control plane (internal/control) as internal/server wires
-// them: each asks the other through its seam.
+// rest of the control plane (internal/control, internal/processes) as
+// internal/server wires them: each asks the other through its seam.
 func newService(st store.Store, now func() time.Time) *Service {
 	ctl := control.New(st, control.Config{Account: testAccount}, now, nil)
+	ctl.SetProcesses(processes.New(st, ctl, processes.Config{NodeID: ctl.NodeID()}, now, nil))
 	s := New(st, ctl, Config{Account: testAccount}, now)
 	ctl.SetSessions(s)
 	return s

@@ -1,4 +1,4 @@
-package control
+package processes
 
 import (
 	"context"
@@ -91,7 +91,7 @@ func (s *Service) ReportProcess(ctx context.Context, r ProcessReport) (ReportOut
 		}
 		if r.Kind == ReportInvalidPath {
 			out = ReportOutcome{EventCode: wire.EventCodeServerProcessInvalidPath}
-			return s.recordEvent(tx, r.FleetID, "", out.EventCode, fmt.Sprintf(
+			return s.ctl.RecordEvent(tx, r.FleetID, "", out.EventCode, fmt.Sprintf(
 				"Server process could not be launched on compute %s: launch path %s does not exist or is not executable.", r.ComputeName, r.LaunchPath))
 		}
 		var err error
@@ -135,7 +135,7 @@ func (s *Service) reportExit(tx store.Tx, r ProcessReport) (ReportOutcome, *game
 			return ReportOutcome{}, nil, nil // stopped before it ever connected
 		}
 		out := ReportOutcome{EventCode: wire.EventCodeServerProcessCrashed}
-		return out, nil, s.recordEvent(tx, r.FleetID, r.PID, out.EventCode, fmt.Sprintf(
+		return out, nil, s.ctl.RecordEvent(tx, r.FleetID, r.PID, out.EventCode, fmt.Sprintf(
 			"Server process %s on compute %s %s before it connected to the service.", r.PID, r.ComputeName, how))
 	}
 	if err != nil {
@@ -144,7 +144,7 @@ func (s *Service) reportExit(tx store.Tx, r ProcessReport) (ReportOutcome, *game
 	out := ReportOutcome{
 		ProcessReady:      !p.ActivationTime.IsZero(),
 		HostedGameSession: p.GameSessionID != "",
-		// endProcess marks every end but ProcessEnding's abnormal.
+		// EndProcess marks every end but ProcessEnding's abnormal.
 		ProcessEnding: p.Status == game.ProcessTerminated && !p.Abnormal,
 	}
 	if p.Status != game.ProcessTerminated {
@@ -155,7 +155,7 @@ func (s *Service) reportExit(tx store.Tx, r ProcessReport) (ReportOutcome, *game
 		case StoppedKilled:
 			code, msg = wire.EventCodeServerProcessForceTerminated, "Server process "+p.PID+" on compute "+p.ComputeName+" did not stop when asked and was killed."
 		}
-		if err := s.endProcess(tx, p, game.SessionTerminated, game.ReasonInterrupted, code, msg); err != nil {
+		if err := s.EndProcess(tx, p, game.SessionTerminated, game.ReasonInterrupted, code, msg); err != nil {
 			return ReportOutcome{}, nil, err
 		}
 		out.EventCode = code
@@ -169,7 +169,7 @@ func (s *Service) reportExit(tx store.Tx, r ProcessReport) (ReportOutcome, *game
 		return out, nil, err
 	}
 	out.EventCode = wire.EventCodeServerProcessTerminatedUnhealthy
-	return out, nil, s.recordEvent(tx, p.FleetID, p.PID, out.EventCode,
+	return out, nil, s.ctl.RecordEvent(tx, p.FleetID, p.PID, out.EventCode,
 		"Server process "+p.PID+" on compute "+p.ComputeName+" "+how+" after ProcessEnding.")
 }
 
@@ -178,7 +178,7 @@ func (s *Service) reportReadyTimeout(tx store.Tx, r ProcessReport) (ReportOutcom
 	p, err := tx.GetProcess(r.FleetID, r.ComputeName, r.PID)
 	if game.IsKind(err, game.NotFound) {
 		out := ReportOutcome{EventCode: wire.EventCodeServerProcessSdkInitializationTimeout}
-		return out, nil, s.recordEvent(tx, r.FleetID, r.PID, out.EventCode, fmt.Sprintf(
+		return out, nil, s.ctl.RecordEvent(tx, r.FleetID, r.PID, out.EventCode, fmt.Sprintf(
 			"Server process %s on compute %s did not connect to the service within %s of its launch.", r.PID, r.ComputeName, ReadyTimeout))
 	}
 	if err != nil {
@@ -189,7 +189,7 @@ func (s *Service) reportReadyTimeout(tx store.Tx, r ProcessReport) (ReportOutcom
 		return out, nil, nil // ready, or ended already
 	}
 	out.EventCode = wire.EventCodeServerProcessProcessReadyTimeout
-	if err := s.endProcess(tx, p, game.SessionTerminated, game.ReasonInterrupted, out.EventCode, fmt.Sprintf(
+	if err := s.EndProcess(tx, p, game.SessionTerminated, game.ReasonInterrupted, out.EventCode, fmt.Sprintf(
 		"Server process %s on compute %s did not call ProcessReady within %s of its launch.", p.PID, p.ComputeName, ReadyTimeout)); err != nil {
 		return ReportOutcome{}, nil, err
 	}

@@ -1,4 +1,4 @@
-package control
+package processes
 
 import (
 	"context"
@@ -75,9 +75,9 @@ func (s *Service) playerOf(tx store.Tx, gameSessionID, playerSessionID string) (
 // reservationBatch bounds the reservations one sweep transaction expires.
 const reservationBatch = 500
 
-// expireReservations is the reservation timer: RESERVED player sessions
+// ExpireReservations is the reservation timer: RESERVED player sessions
 // ReservationTimeout after their creation become TIMEDOUT, freeing seats.
-func (s *Service) expireReservations(ctx context.Context) error {
+func (s *Service) ExpireReservations(ctx context.Context) error {
 	for {
 		now := s.clock()
 		var n int

@@ -1,4 +1,4 @@
-package control
+package processes
 
 import (
 	"context"
@@ -12,14 +12,14 @@ import (
 // processBatch bounds the processes one sweep handles.
 const processBatch = 200
 
-// sweepProcesses is the server-process timer. A process whose connection
+// SweepProcesses is the server-process timer. A process whose connection
 // dropped ProcessLostGrace ago without a reconnect is lost: it ends with
 // SERVER_PROCESS_CRASHED and its game session with it. An ACTIVE process
 // without a healthy report for UnhealthyTimeout (silent, or reporting
 // unhealthy) is terminated as unhealthy. A
 // connection whose auth token expires within the refresh margin is sent
 // RefreshConnection with a new token.
-func (s *Service) sweepProcesses(ctx context.Context) error {
+func (s *Service) SweepProcesses(ctx context.Context) error {
 	now := s.clock()
 	var stale []*game.Process
 	err := s.view(ctx, func(tx store.Tx) error {
@@ -41,7 +41,7 @@ func (s *Service) sweepProcesses(ctx context.Context) error {
 
 // sweepProcess applies the timers to one process, re-reading it in the
 // transaction so a reconnect or heartbeat that came meanwhile wins.
-func (s *Service) sweepProcess(ctx context.Context, ref ProcessRef, now time.Time) error {
+func (s *Service) sweepProcess(ctx context.Context, ref Ref, now time.Time) error {
 	var ended, lost, refresh *game.Process
 	var claim time.Time // the TokenExpires that claims a refresh
 	err := s.updateProcess(ctx, ref, func(tx store.Tx, p *game.Process) error {
@@ -49,11 +49,11 @@ func (s *Service) sweepProcess(ctx context.Context, ref ProcessRef, now time.Tim
 		case !p.Connected && !p.DisconnectedAt.IsZero() && !p.DisconnectedAt.After(now.Add(-s.cfg.ProcessLostGrace)):
 			// A process whose holder is alive (again) is not lost: its
 			// node was only slow, and reclaims it at its next heartbeat.
-			if _, live, err := s.holderAlive(tx, keyOf(ref)); err != nil || live {
+			if _, live, err := s.holderAlive(tx, ref); err != nil || live {
 				return err
 			}
 			lost = p
-			return s.endProcess(tx, p, game.SessionTerminated, game.ReasonInterrupted, "SERVER_PROCESS_CRASHED",
+			return s.EndProcess(tx, p, game.SessionTerminated, game.ReasonInterrupted, "SERVER_PROCESS_CRASHED",
 				"Server process "+p.PID+" on compute "+p.ComputeName+" lost its connection and did not come back.")
 		case p.Status == game.ProcessActive && s.unhealthyTooLong(p, now):
 			ended = p
@@ -77,7 +77,7 @@ func (s *Service) sweepProcess(ctx context.Context, ref ProcessRef, now time.Tim
 		return err
 	}
 	if ended != nil {
-		s.sendTerminate(ended)
+		s.SendTerminate(ended)
 	}
 	if lost != nil {
 		s.forget(ref)
@@ -102,7 +102,7 @@ func (s *Service) sweepProcess(ctx context.Context, ref ProcessRef, now time.Tim
 // refreshConnection mints a new auth token for the process's compute and
 // sends RefreshConnection; the process reconnects with it.
 func (s *Service) refreshConnection(ctx context.Context, p *game.Process) error {
-	out, err := s.mintAuthToken(ctx, p.FleetID, p.ComputeName)
+	out, err := s.ctl.MintAuthToken(ctx, p.FleetID, p.ComputeName)
 	if err != nil {
 		return err
 	}
@@ -125,10 +125,10 @@ func (s *Service) refreshEndpoint(p *game.Process) string {
 	return p.Endpoint
 }
 
-// sweepActivations ends game sessions still ACTIVATING after their fleet's
+// SweepActivations ends game sessions still ACTIVATING after their fleet's
 // GameSessionActivationTimeoutSeconds (300 s by default): ERROR, with the
 // event GAME_SESSION_ACTIVATION_TIMEOUT.
-func (s *Service) sweepActivations(ctx context.Context) error {
+func (s *Service) SweepActivations(ctx context.Context) error {
 	now := s.clock()
 	cutoff := now.Add(-time.Duration(game.MinActivationTimeoutSeconds) * time.Second)
 	// Look first in a read transaction: most seconds there is nothing to
@@ -169,7 +169,7 @@ func (s *Service) sweepActivations(ctx context.Context) error {
 			if err := s.endSession(tx, gs, game.SessionError, ""); err != nil {
 				return err
 			}
-			if err := s.recordEvent(tx, gs.FleetID, gs.ID, "GAME_SESSION_ACTIVATION_TIMEOUT",
+			if err := s.ctl.RecordEvent(tx, gs.FleetID, gs.ID, "GAME_SESSION_ACTIVATION_TIMEOUT",
 				"Game session "+gs.ID+" did not activate within "+f.Runtime.ActivationTimeout().String()+"."); err != nil {
 				return err
 			}

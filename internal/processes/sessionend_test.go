@@ -1,17 +1,22 @@
-package control
+package processes
 
 import (
 	"context"
 	"testing"
 	"time"
 
+	"github.com/anylift/anylift/internal/control"
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/store"
 	"github.com/anylift/anylift/internal/store/sqlite"
 )
 
+// testAccount is the account of the tests' services.
+var testAccount = game.Account{Region: "us-west-2", ID: "123456789012"}
+
 // testService is a Service on a fresh SQLite store whose clock is *now,
-// with one ACTIVE Anywhere fleet in custom-a.
+// beside the rest of the control plane, with one ACTIVE Anywhere fleet in
+// custom-a.
 func testService(t *testing.T, now *time.Time) (*Service, *game.Fleet) {
 	t.Helper()
 	st, err := sqlite.Open(context.Background(), t.TempDir(), sqlite.Options{})
@@ -19,7 +24,7 @@ func testService(t *testing.T, now *time.Time) (*Service, *game.Fleet) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	s := New(st, Config{Account: game.Account{Region: "us-west-2", ID: "123456789012"}}, func() time.Time { return *now }, nil)
+	s := newNode(st, control.Config{Account: testAccount}, func() time.Time { return *now }).Service
 	f := &game.Fleet{ID: "fleet-1", ARN: "arn:aws:gamelift:us-west-2:123456789012:fleet/fleet-1", Status: game.FleetActive,
 		ComputeType: "ANYWHERE", Locations: []string{"custom-a"}, NewGameSessionProtectionPolicy: game.FullProtection}
 	if err := st.Update(context.Background(), func(tx store.Tx) error { return tx.InsertFleet(f) }); err != nil {
@@ -36,7 +41,7 @@ func TestLostSessionsEnd(t *testing.T) {
 	s, f := testService(t, &now)
 	ctx := context.Background()
 	mk := func(token, compute, status string) *game.GameSession {
-		gs := &game.GameSession{ID: s.cfg.Account.GameSessionARN(f.ID, "custom-a", token), IDString: token,
+		gs := &game.GameSession{ID: testAccount.GameSessionARN(f.ID, "custom-a", token), IDString: token,
 			FleetID: f.ID, FleetARN: f.ARN, Location: "custom-a", CreationTime: now, MaximumPlayerSessionCount: 2,
 			Status: status, PlayerSessionCreationPolicy: game.AcceptAll, ProtectionPolicy: game.FullProtection, ComputeName: compute}
 		if err := s.update(ctx, func(tx store.Tx) error { return tx.InsertGameSession(gs) }); err != nil {
@@ -54,7 +59,7 @@ func TestLostSessionsEnd(t *testing.T) {
 	if err := s.update(ctx, reserve); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.update(ctx, func(tx store.Tx) error { return s.endComputeSessions(tx, f.ID, "c1") }); err != nil {
+	if err := s.update(ctx, func(tx store.Tx) error { return s.EndComputeSessions(tx, f.ID, "c1") }); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string][2]string{
@@ -79,7 +84,7 @@ func TestLostSessionsEnd(t *testing.T) {
 		})
 	}
 	check()
-	if err := s.update(ctx, func(tx store.Tx) error { return s.endFleetSessions(tx, f.ID) }); err != nil {
+	if err := s.update(ctx, func(tx store.Tx) error { return s.EndFleetSessions(tx, f.ID) }); err != nil {
 		t.Fatal(err)
 	}
 	want[elsewhere.ID] = [2]string{game.SessionTerminated, game.ReasonInterrupted}

@@ -1,4 +1,4 @@
-package control
+package processes
 
 import (
 	"context"
@@ -41,18 +41,27 @@ func sessionMessage(gs *game.GameSession) sdkwire.GameSession {
 
 // hostOf names the process hosting gs; ok is false for a session that
 // never reached a process.
-func hostOf(gs *game.GameSession) (ProcessRef, bool) {
-	return ProcessRef{gs.FleetID, gs.ComputeName, gs.ProcessID}, gs.ProcessID != ""
+func hostOf(gs *game.GameSession) (Ref, bool) {
+	return Ref{FleetID: gs.FleetID, ComputeName: gs.ComputeName, PID: gs.ProcessID}, gs.ProcessID != ""
 }
 
-// pushTerminate asks the hosting process to end (onProcessTerminate); its
+// PushTerminate asks the hosting process to end (onProcessTerminate); its
 // ProcessEnding then ends the session. A session whose process cannot be
 // reached ends at once: nothing is left to wait for.
-func (s *Service) pushTerminate(ctx context.Context, gs *game.GameSession) {
+func (s *Service) PushTerminate(ctx context.Context, gs *game.GameSession) {
 	if ref, ok := hostOf(gs); ok && s.push(ref, &sdkwire.TerminateProcess{TerminationTime: s.clock().UnixMilli()}) {
 		return
 	}
 	if err := s.EndGameSession(ctx, gs.ID, game.SessionTerminated, ""); err != nil {
 		s.log.Warn("ending an unreachable game session", "game_session", gs.ID, "err", err)
+	}
+}
+
+// PushSessionUpdate tells the server process hosting gs, when it is
+// connected, that its session changed for reason (a backfill's outcome,
+// backfillTicketID naming the request). Call it after the change commits.
+func (s *Service) PushSessionUpdate(gs *game.GameSession, reason, backfillTicketID string) {
+	if ref, ok := hostOf(gs); ok {
+		s.push(ref, &sdkwire.UpdateGameSession{GameSession: sessionMessage(gs), UpdateReason: reason, BackfillTicketId: backfillTicketID})
 	}
 }

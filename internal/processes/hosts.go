@@ -1,4 +1,4 @@
-package control
+package processes
 
 // Hosts answers, from memory, whether a server process hosts a game
 // session (internal/fleetstate): a yes lets a process's request about its

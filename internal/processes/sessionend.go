@@ -1,4 +1,4 @@
-package control
+package processes
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 // The end of a game session, however it comes: its process ends it
 // (ProcessEnding, a crash, a lost connection), its activation times out,
 // its compute is deregistered or its fleet deleted, or nothing is left to
-// tell (pushTerminate). Its player sessions complete with it.
+// tell (PushTerminate). Its player sessions complete with it.
 
 // EndGameSession ends a live game session with status TERMINATED or ERROR
 // and the given StatusReason (empty keeps the current one), and completes
@@ -47,7 +47,7 @@ func (s *Service) endSession(tx store.Tx, gs *game.GameSession, status, reason s
 	if err := tx.UpdateGameSession(gs); err != nil || !activating {
 		return err
 	}
-	return s.placementSessionEnded(tx, gs)
+	return s.ctl.PlacementSessionEnded(tx, gs)
 }
 
 // endLostSessions ends sessions whose process is gone: ACTIVATING ones in ERROR, ACTIVE ones TERMINATED with reason
@@ -68,9 +68,9 @@ func (s *Service) endLostSessions(tx store.Tx, list []*game.GameSession) error {
 	return nil
 }
 
-// endComputeSessions ends the live game sessions hosted on a compute that
+// EndComputeSessions ends the live game sessions hosted on a compute that
 // is deregistered, as endLostSessions does.
-func (s *Service) endComputeSessions(tx store.Tx, fleetID, computeName string) error {
+func (s *Service) EndComputeSessions(tx store.Tx, fleetID, computeName string) error {
 	if computeName == "" {
 		return nil
 	}
@@ -81,9 +81,9 @@ func (s *Service) endComputeSessions(tx store.Tx, fleetID, computeName string) e
 	return s.endLostSessions(tx, list)
 }
 
-// endFleetSessions ends the live game sessions of a fleet being deleted,
+// EndFleetSessions ends the live game sessions of a fleet being deleted,
 // as endLostSessions does.
-func (s *Service) endFleetSessions(tx store.Tx, fleetID string) error {
+func (s *Service) EndFleetSessions(tx store.Tx, fleetID string) error {
 	list, err := tx.LiveGameSessions(fleetID, "")
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package control
+package processes
 
 import (
 	"context"
@@ -9,18 +9,16 @@ import (
 	"github.com/anylift/anylift/internal/store"
 )
 
-// ProcessRef names a server process: its pID on a compute of a fleet.
-type ProcessRef struct {
-	FleetID     string
-	ComputeName string
-	PID         string
-}
+// Ref names a server process: its pID on a compute of a fleet. It is the
+// store's key of a process, so that control, which does not import this
+// package, names a process the same way (its fault hooks).
+type Ref = store.ProcessKey
 
 // Pusher delivers service messages to connected server processes (the
 // process endpoint). Push reports false when the process is not connected.
 type Pusher interface {
-	Push(p ProcessRef, msg sdkwire.Push) bool
-	Disconnect(p ProcessRef, reason string)
+	Push(p Ref, msg sdkwire.Push) bool
+	Disconnect(p Ref, reason string)
 }
 
 // SetPusher connects the service to the process endpoint. Call it before
@@ -30,14 +28,16 @@ func (s *Service) SetPusher(p Pusher) { s.pusher = p }
 // push sends msg to p when an endpoint is connected; the outcome is the
 // endpoint's to report (a process not connected misses it, as it would a
 // message lost on a dropped socket).
-func (s *Service) push(p ProcessRef, msg sdkwire.Push) bool {
+func (s *Service) push(p Ref, msg sdkwire.Push) bool {
 	if s.pusher == nil {
 		return false
 	}
 	return s.pusher.Push(p, msg)
 }
 
-func refOf(p *game.Process) ProcessRef { return ProcessRef{p.FleetID, p.ComputeName, p.PID} }
+func refOf(p *game.Process) Ref {
+	return Ref{FleetID: p.FleetID, ComputeName: p.ComputeName, PID: p.PID}
+}
 
 // Connection describes a server process's new connection.
 type Connection struct {
@@ -50,7 +50,7 @@ type Connection struct {
 
 // ProcessConnected records a connection of a server process (a new one, a
 // reconnect or a refreshed connection). The compute must be registered.
-func (s *Service) ProcessConnected(ctx context.Context, ref ProcessRef, c Connection) error {
+func (s *Service) ProcessConnected(ctx context.Context, ref Ref, c Connection) error {
 	now := s.clock()
 	return s.update(ctx, func(tx store.Tx) error {
 		compute, err := tx.GetCompute(ref.FleetID, ref.ComputeName)
@@ -76,7 +76,7 @@ func (s *Service) ProcessConnected(ctx context.Context, ref ProcessRef, c Connec
 		if c.SDKVersion != "" {
 			p.SDKVersion, p.SDKLanguage = c.SDKVersion, c.SDKLanguage
 		}
-		if err := tx.HoldProcess(keyOf(ref), s.cfg.NodeID); err != nil {
+		if err := tx.HoldProcess(ref, s.cfg.NodeID); err != nil {
 			return err
 		}
 		return tx.PutProcess(p)
@@ -91,7 +91,7 @@ func (s *Service) ProcessConnected(ctx context.Context, ref ProcessRef, c Connec
 // placed before the first heartbeat is pushed when that heartbeat comes
 // (AwaitingHeartbeat). A second ProcessReady updates port and log paths
 // and keeps the health record.
-func (s *Service) ProcessReady(ctx context.Context, ref ProcessRef, r *sdkwire.ActivateServerProcess) error {
+func (s *Service) ProcessReady(ctx context.Context, ref Ref, r *sdkwire.ActivateServerProcess) error {
 	now := s.clock()
 	first := false
 	err := s.updateProcess(ctx, ref, func(tx store.Tx, p *game.Process) error {
@@ -106,15 +106,15 @@ func (s *Service) ProcessReady(ctx context.Context, ref ProcessRef, r *sdkwire.A
 		return nil
 	})
 	if err == nil && first {
-		s.wakePlacer() // a process can take a game session now
+		s.ctl.WakePlacer() // a process can take a game session now
 	}
 	return err
 }
 
-// pushStart sends a game session's start to the process it was placed on,
+// PushStart sends a game session's start to the process it was placed on,
 // unless the process has not sent its first heartbeat since ProcessReady:
 // ProcessHeartbeat pushes it then.
-func (s *Service) pushStart(p *game.Process, gs *game.GameSession) {
+func (s *Service) PushStart(p *game.Process, gs *game.GameSession) {
 	if !p.AwaitingHeartbeat {
 		s.push(refOf(p), startMessage(gs))
 	}
@@ -127,8 +127,8 @@ func (s *Service) pushStart(p *game.Process, gs *game.GameSession) {
 // when it is unhealthy, or else by the sweep (sweepProcess). The first
 // report after ProcessReady says the SDK knows it is ready: a game session
 // placed on the process before it is pushed now.
-func (s *Service) ProcessHeartbeat(ctx context.Context, ref ProcessRef, healthy bool) error {
-	if s.healthReportLost(ref) {
+func (s *Service) ProcessHeartbeat(ctx context.Context, ref Ref, healthy bool) error {
+	if s.ctl.HealthReportLost(ref) {
 		return nil // an injected fault (faults.go)
 	}
 	now := s.clock()
@@ -158,14 +158,14 @@ func (s *Service) ProcessHeartbeat(ctx context.Context, ref ProcessRef, healthy 
 		}
 		return nil
 	})
-	if err == nil && start != nil && !s.startHeld(start.ID) {
+	if err == nil && start != nil && !s.ctl.StartHeld(start.ID) {
 		s.push(ref, startMessage(start))
 	}
 	if err == nil && sick != nil {
-		s.sendTerminate(sick)
+		s.SendTerminate(sick)
 	}
 	if err == nil && freed {
-		s.wakePlacer() // a process can take a game session now
+		s.ctl.WakePlacer() // a process can take a game session now
 	}
 	return err
 }
@@ -183,7 +183,7 @@ func (s *Service) unhealthyReason() string {
 }
 
 // updateProcess runs fn on a live process and stores it.
-func (s *Service) updateProcess(ctx context.Context, ref ProcessRef, fn func(store.Tx, *game.Process) error) error {
+func (s *Service) updateProcess(ctx context.Context, ref Ref, fn func(store.Tx, *game.Process) error) error {
 	return s.update(ctx, func(tx store.Tx) error {
 		p, err := tx.GetProcess(ref.FleetID, ref.ComputeName, ref.PID)
 		if err != nil {
@@ -201,7 +201,7 @@ func (s *Service) updateProcess(ctx context.Context, ref ProcessRef, fn func(sto
 
 // ownSession returns the game session a process hosts, refusing any other
 // id: a process can only touch its own game session.
-func (s *Service) ownSession(tx store.Tx, ref ProcessRef, gameSessionID string) (*game.Process, *game.GameSession, error) {
+func (s *Service) ownSession(tx store.Tx, ref Ref, gameSessionID string) (*game.Process, *game.GameSession, error) {
 	p, err := tx.GetProcess(ref.FleetID, ref.ComputeName, ref.PID)
 	if err != nil {
 		return nil, nil, err
@@ -215,7 +215,7 @@ func (s *Service) ownSession(tx store.Tx, ref ProcessRef, gameSessionID string) 
 
 // ProcessActivateGameSession is ActivateGameSession: the process's own
 // ACTIVATING session becomes ACTIVE with its connection details.
-func (s *Service) ProcessActivateGameSession(ctx context.Context, ref ProcessRef, gameSessionID string) error {
+func (s *Service) ProcessActivateGameSession(ctx context.Context, ref Ref, gameSessionID string) error {
 	return s.update(ctx, func(tx store.Tx) error {
 		p, gs, err := s.ownSession(tx, ref, gameSessionID)
 		if err != nil {
@@ -236,12 +236,12 @@ func (s *Service) ProcessActivateGameSession(ctx context.Context, ref ProcessRef
 		if err := tx.UpdateGameSession(gs); err != nil {
 			return err
 		}
-		return s.fulfilPlacement(tx, gs)
+		return s.ctl.FulfilPlacement(tx, gs)
 	})
 }
 
 // ProcessUpdateCreationPolicy is UpdatePlayerSessionCreationPolicy.
-func (s *Service) ProcessUpdateCreationPolicy(ctx context.Context, ref ProcessRef, gameSessionID, policy string) error {
+func (s *Service) ProcessUpdateCreationPolicy(ctx context.Context, ref Ref, gameSessionID, policy string) error {
 	return s.update(ctx, func(tx store.Tx) error {
 		_, gs, err := s.ownSession(tx, ref, gameSessionID)
 		if err != nil {
@@ -256,7 +256,7 @@ func (s *Service) ProcessUpdateCreationPolicy(ctx context.Context, ref ProcessRe
 }
 
 // checkOwn refuses a game session the process does not host.
-func (s *Service) checkOwn(ctx context.Context, ref ProcessRef, gameSessionID string) error {
+func (s *Service) checkOwn(ctx context.Context, ref Ref, gameSessionID string) error {
 	if s.hosts != nil && s.hosts.Hosts(ref.FleetID, ref.ComputeName, ref.PID, gameSessionID) {
 		return nil
 	}
@@ -267,7 +267,7 @@ func (s *Service) checkOwn(ctx context.Context, ref ProcessRef, gameSessionID st
 }
 
 // ProcessAcceptPlayer is AcceptPlayerSession from the process.
-func (s *Service) ProcessAcceptPlayer(ctx context.Context, ref ProcessRef, gameSessionID, playerSessionID string) error {
+func (s *Service) ProcessAcceptPlayer(ctx context.Context, ref Ref, gameSessionID, playerSessionID string) error {
 	if err := s.checkOwn(ctx, ref, gameSessionID); err != nil {
 		return err
 	}
@@ -276,7 +276,7 @@ func (s *Service) ProcessAcceptPlayer(ctx context.Context, ref ProcessRef, gameS
 }
 
 // ProcessRemovePlayer is RemovePlayerSession from the process.
-func (s *Service) ProcessRemovePlayer(ctx context.Context, ref ProcessRef, gameSessionID, playerSessionID string) error {
+func (s *Service) ProcessRemovePlayer(ctx context.Context, ref Ref, gameSessionID, playerSessionID string) error {
 	if err := s.checkOwn(ctx, ref, gameSessionID); err != nil {
 		return err
 	}
@@ -286,7 +286,7 @@ func (s *Service) ProcessRemovePlayer(ctx context.Context, ref ProcessRef, gameS
 
 // ProcessDescribePlayerSessions is DescribePlayerSessions from the
 // process, confined to its own game session.
-func (s *Service) ProcessDescribePlayerSessions(ctx context.Context, ref ProcessRef, r *sdkwire.DescribePlayerSessions) (*sdkwire.DescribePlayerSessionsResult, error) {
+func (s *Service) ProcessDescribePlayerSessions(ctx context.Context, ref Ref, r *sdkwire.DescribePlayerSessions) (*sdkwire.DescribePlayerSessionsResult, error) {
 	out := &sdkwire.DescribePlayerSessionsResult{PlayerSessions: []sdkwire.PlayerSession{}}
 	err := s.view(ctx, func(tx store.Tx) error {
 		p, err := tx.GetProcess(ref.FleetID, ref.ComputeName, ref.PID)
@@ -328,23 +328,23 @@ func sdkPlayerSession(p *game.PlayerSession) sdkwire.PlayerSession {
 // own; its game session ends with it. A process
 // the service has already ended (unhealthy, then sent TerminateProcess)
 // answers that push with ProcessEnding: that succeeds and changes nothing.
-func (s *Service) ProcessEnding(ctx context.Context, ref ProcessRef) error {
+func (s *Service) ProcessEnding(ctx context.Context, ref Ref) error {
 	return s.update(ctx, func(tx store.Tx) error {
 		p, err := tx.GetProcess(ref.FleetID, ref.ComputeName, ref.PID)
 		if err != nil || p.Status == game.ProcessTerminated {
 			return err
 		}
-		if err := s.endProcess(tx, p, game.SessionTerminated, "", "", ""); err != nil {
+		if err := s.EndProcess(tx, p, game.SessionTerminated, "", "", ""); err != nil {
 			return err
 		}
 		return tx.PutProcess(p)
 	})
 }
 
-// endProcess marks p TERMINATED and ends its live game session with
+// EndProcess marks p TERMINATED and ends its live game session with
 // status and reason (ACTIVATING sessions end in ERROR); a non-empty event
 // code is written as a fleet event.
-func (s *Service) endProcess(tx store.Tx, p *game.Process, status, reason, code, message string) error {
+func (s *Service) EndProcess(tx store.Tx, p *game.Process, status, reason, code, message string) error {
 	now := s.clock()
 	p.Status, p.TerminationTime, p.Connected = game.ProcessTerminated, now, false
 	p.Abnormal = code != ""
@@ -367,7 +367,7 @@ func (s *Service) endProcess(tx store.Tx, p *game.Process, status, reason, code,
 		}
 	}
 	if code != "" {
-		return s.recordEvent(tx, p.FleetID, p.PID, code, message)
+		return s.ctl.RecordEvent(tx, p.FleetID, p.PID, code, message)
 	}
 	return nil
 }
@@ -375,21 +375,21 @@ func (s *Service) endProcess(tx store.Tx, p *game.Process, status, reason, code,
 // terminateUnhealthy ends a process judged unhealthy; the caller sends it
 // TerminateProcess after the commit.
 func (s *Service) terminateUnhealthy(tx store.Tx, p *game.Process, why string) error {
-	return s.endProcess(tx, p, game.SessionTerminated, game.ReasonInterrupted, "SERVER_PROCESS_TERMINATED_UNHEALTHY",
+	return s.EndProcess(tx, p, game.SessionTerminated, game.ReasonInterrupted, "SERVER_PROCESS_TERMINATED_UNHEALTHY",
 		"Server process "+p.PID+" on compute "+p.ComputeName+" was terminated: "+why+".")
 }
 
-// sendTerminate asks an ended process to shut down (onProcessTerminate).
+// SendTerminate asks an ended process to shut down (onProcessTerminate).
 // Its connection stays open so that the push, and the answer to the
 // request that ended it, reach it, and so that its ProcessEnding can be
 // answered; the SDK closes it after ProcessEnding (Destroy).
-func (s *Service) sendTerminate(p *game.Process) {
+func (s *Service) SendTerminate(p *game.Process) {
 	s.push(refOf(p), &sdkwire.TerminateProcess{TerminationTime: s.clock().UnixMilli()})
 }
 
 // forget tells the endpoint a process is gone for good: it closes what
 // connection is left and drops what it kept for the process.
-func (s *Service) forget(ref ProcessRef) {
+func (s *Service) forget(ref Ref) {
 	if s.pusher != nil {
 		s.pusher.Disconnect(ref, "server process ended")
 	}
@@ -398,7 +398,7 @@ func (s *Service) forget(ref ProcessRef) {
 // ProcessDisconnected records that a process's last connection to this
 // node closed without ProcessEnding. It is declared lost ProcessLostGrace later unless
 // it reconnects (the SDKs reconnect on their own).
-func (s *Service) ProcessDisconnected(ctx context.Context, ref ProcessRef) error {
+func (s *Service) ProcessDisconnected(ctx context.Context, ref Ref) error {
 	now := s.clock()
 	err := s.updateProcess(ctx, ref, func(tx store.Tx, p *game.Process) error {
 		// A connection that opened here before this one closed (a
@@ -412,7 +412,7 @@ func (s *Service) ProcessDisconnected(ctx context.Context, ref ProcessRef) error
 		}
 		// Only the node that holds the connection lets go of it: a process
 		// that reconnected to another node stays connected there.
-		held, err := tx.ReleaseProcess(keyOf(ref), s.cfg.NodeID)
+		held, err := tx.ReleaseProcess(ref, s.cfg.NodeID)
 		if err != nil || !held {
 			return err
 		}
@@ -422,7 +422,7 @@ func (s *Service) ProcessDisconnected(ctx context.Context, ref ProcessRef) error
 	if game.IsKind(err, game.InvalidRequest) {
 		s.forget(ref) // ended already: nothing will come back
 		return s.update(ctx, func(tx store.Tx) error {
-			_, err := tx.ReleaseProcess(keyOf(ref), s.cfg.NodeID)
+			_, err := tx.ReleaseProcess(ref, s.cfg.NodeID)
 			return err
 		})
 	}
@@ -434,7 +434,7 @@ func (s *Service) ProcessDisconnected(ctx context.Context, ref ProcessRef) error
 
 // ComputeCertificate answers GetComputeCertificate: the certificate path
 // the compute registered with, and its name.
-func (s *Service) ComputeCertificate(ctx context.Context, ref ProcessRef) (*sdkwire.GetComputeCertificateResult, error) {
+func (s *Service) ComputeCertificate(ctx context.Context, ref Ref) (*sdkwire.GetComputeCertificateResult, error) {
 	var out *sdkwire.GetComputeCertificateResult
 	err := s.view(ctx, func(tx store.Tx) error {
 		c, err := tx.GetCompute(ref.FleetID, ref.ComputeName)
@@ -444,4 +444,25 @@ func (s *Service) ComputeCertificate(ctx context.Context, ref ProcessRef) (*sdkw
 		return err
 	})
 	return out, err
+}
+
+// ConnectionDropper is implemented by a Pusher that can cut a process's
+// connections without a close frame, as a failed network does: the SDKs
+// reconnect. Drop reports whether it had a connection here.
+type ConnectionDropper interface {
+	Drop(p Ref) bool
+}
+
+// CanDrop reports whether the process endpoint can cut connections
+// (Drop); fault injection's DROP_CONNECTION asks it before it acts.
+func (s *Service) CanDrop() bool {
+	_, ok := s.pusher.(ConnectionDropper)
+	return ok
+}
+
+// Drop cuts p's connections on this node, if the endpoint can; it
+// reports whether p had a connection here.
+func (s *Service) Drop(p Ref) bool {
+	d, ok := s.pusher.(ConnectionDropper)
+	return ok && d.Drop(p)
 }

@@ -1,0 +1,126 @@
+package control
+
+import (
+	"context"
+	"time"
+
+	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/store"
+)
+
+// The seam between control and the server processes with their side of
+// a game session (internal/processes: a process's connection, activation
+// and health, its session's activation and end however it comes, the
+// pushes to it, AcceptPlayerSession and RemovePlayerSession, the agents'
+// reports, which node holds its connection, and the timers of all
+// these). That package reads and writes processes, game sessions and
+// player sessions in the store; what it needs of the rest of the control
+// plane it asks through the methods below (processes.Control), each run
+// inside the caller's transaction unless it says otherwise: a fleet event
+// (RecordEvent, containers.go), the placer woken and the placement hooks
+// of a session's activation and end, fault injection's hooks on a health
+// report and a held start, a compute's token minted or the compute removed
+// (RemoveCompute, containers.go). What control needs of it, it asks
+// through Processes.
+
+// Processes is the server processes as control sees them.
+type Processes interface {
+	// The process timers, run among the sweeps in this order:
+	// ReclaimStranded and SweepOrphans after the heartbeat, then
+	// SweepProcesses, SweepActivations and ExpireReservations; after the
+	// placements and the matchmaker, PruneHoldings.
+	ReclaimStranded(ctx context.Context) error
+	SweepOrphans(ctx context.Context) error
+	SweepProcesses(ctx context.Context) error
+	SweepActivations(ctx context.Context) error
+	ExpireReservations(ctx context.Context) error
+	PruneHoldings(ctx context.Context) error
+	// EndFleetSessions ends the live game sessions of a fleet being
+	// deleted, inside tx.
+	EndFleetSessions(tx store.Tx, fleetID string) error
+	// PushStart sends a session's start to the process it was placed on
+	// (or at its first heartbeat); PushSessionUpdate a change of it;
+	// PushTerminate asks its process to end, and ends a session whose
+	// process cannot be reached at once. Called after the change commits.
+	PushStart(p *game.Process, gs *game.GameSession)
+	PushSessionUpdate(gs *game.GameSession, reason, backfillTicketID string)
+	PushTerminate(ctx context.Context, gs *game.GameSession)
+	// EndProcess marks p TERMINATED and ends its live game session,
+	// writing the event code when not empty, inside tx (the caller
+	// stores p); SendTerminate then tells it, after the commit.
+	EndProcess(tx store.Tx, p *game.Process, status, reason, code, message string) error
+	SendTerminate(p *game.Process)
+	// CanDrop reports whether the process endpoint can cut connections;
+	// Drop cuts a process's, reporting whether it had one here.
+	CanDrop() bool
+	Drop(k store.ProcessKey) bool
+	// What the removal of a container group does to its processes
+	// (containers.Control, containers.go).
+	EndCompute(tx store.Tx, fleetID, name string) ([]*game.Process, error)
+	ProcessesEnded(ended []*game.Process)
+	TerminateCompute(tx store.Tx, fleetID, name string) ([]*game.Process, error)
+	TellTerminate(procs []*game.Process, at time.Time)
+	FinishCompute(tx store.Tx, c *game.Compute, force bool) ([]*game.Process, bool, error)
+	ComputeSettled(tx store.Tx, c *game.Compute) (bool, error)
+}
+
+// SetProcesses makes the sweeps run p's timers, and a fleet's deletion,
+// the pushes to a session's process and the faults acting on processes go
+// through p. Call it before Run and before serving requests.
+func (s *Service) SetProcesses(p Processes) { s.procs = p }
+
+// WakePlacer asks the queues' placer to look for placements to place: a
+// process can take a game session now.
+func (s *Service) WakePlacer() { s.wakePlacer() }
+
+// FulfilPlacement is called inside the transaction in which gs becomes
+// ACTIVE: the queue placement that made it, if any, is fulfilled.
+func (s *Service) FulfilPlacement(tx store.Tx, gs *game.GameSession) error {
+	return s.fulfilPlacement(tx, gs)
+}
+
+// PlacementSessionEnded is called inside the transaction in which gs
+// ends while ACTIVATING: the placement that made it, if any, is placed
+// again or fails.
+func (s *Service) PlacementSessionEnded(tx store.Tx, gs *game.GameSession) error {
+	return s.placementSessionEnded(tx, gs)
+}
+
+// HealthReportLost is ProcessHeartbeat's fault hook: whether a
+// MISS_HEALTH_CHECKS fault loses this report of process k.
+func (s *Service) HealthReportLost(k store.ProcessKey) bool { return s.healthReportLost(k) }
+
+// StartHeld reports whether a PLACEMENT_DELAY fault holds the start of
+// game session id back (a heartbeat or a reconnect must not send it).
+func (s *Service) StartHeld(id string) bool { return s.startHeld(id) }
+
+// MintAuthToken mints and stores an auth token for a registered compute
+// (Computes.MintAuthToken), for a RefreshConnection.
+func (s *Service) MintAuthToken(ctx context.Context, fleetID, computeName string) (*game.AuthToken, error) {
+	return s.mintAuthToken(ctx, fleetID, computeName)
+}
+
+func (s *Service) endFleetSessions(tx store.Tx, fleetID string) error {
+	if s.procs == nil {
+		return game.Errorf(game.Internal, "fleet %s: no server process service is set", fleetID)
+	}
+	return s.procs.EndFleetSessions(tx, fleetID)
+}
+
+// pushStart sends gs's start to p (Processes.PushStart) when the
+// processes are set; without them no process is reached.
+func (s *Service) pushStart(p *game.Process, gs *game.GameSession) {
+	if s.procs != nil {
+		s.procs.PushStart(p, gs)
+	}
+}
+
+// processTimer runs the process timer t when the processes are set.
+func (s *Service) processTimer(t func(Processes, context.Context) error) func(context.Context) error {
+	return func(ctx context.Context) error {
+		if s.procs == nil {
+			return nil
+		}
+		return t(s.procs, ctx)
+	}
+}

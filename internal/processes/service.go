@@ -1,0 +1,159 @@
+// Package processes holds the server processes of every fleet and what a
+// process does to its game session: a process's connection, activation
+// and health reports (the server SDK's calls, carried by the process
+// endpoint), ActivateGameSession, AcceptPlayerSession and
+// RemovePlayerSession, a game session's end however it comes (its process
+// ends or is lost, its activation times out, its compute or fleet goes),
+// what a process is sent about its session (start, update, terminate), the
+// agents' reports, which node holds a process's connection and what
+// becomes of a process whose node dies, and the timers of all these (lost
+// processes, unhealthy ones, connections to refresh, activation and
+// reservation timeouts, orphaned and stranded processes, holdings).
+//
+// It runs over the store, each operation one transaction of processes,
+// game sessions and player sessions. What it needs of the rest of the
+// control plane (a fleet event, the placement hooks and the placer's
+// wake, fault injection's hooks, a compute's token or its removal) it asks
+// through Control, which internal/control's Service implements; control
+// in turn reaches it through control.Processes (a fleet's or a compute's
+// sessions ended, pushes to a session's process, what faults do to
+// processes, the process timers among the sweeps). Neither package imports
+// the other; internal/server wires them together, and the computes
+// (internal/computes) have a deregistered compute's sessions ended here.
+package processes
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/store"
+)
+
+// Control is what server processes need of the rest of the control
+// plane. Methods taking a transaction run inside it.
+type Control interface {
+	// RecordEvent adds a fleet event at now; resourceID empty means the
+	// fleet.
+	RecordEvent(tx store.Tx, fleetID, resourceID, code, message string) error
+	// WakePlacer tells the queues' placer a process can take a game
+	// session now.
+	WakePlacer()
+	// FulfilPlacement is called in the transaction in which gs becomes
+	// ACTIVE: the queue placement that made it, if any, is fulfilled.
+	FulfilPlacement(tx store.Tx, gs *game.GameSession) error
+	// PlacementSessionEnded is called in the transaction in which gs
+	// ends while ACTIVATING: its placement is placed again or fails.
+	PlacementSessionEnded(tx store.Tx, gs *game.GameSession) error
+	// HealthReportLost reports whether an injected fault loses this
+	// health report of process k.
+	HealthReportLost(k store.ProcessKey) bool
+	// StartHeld reports whether an injected fault holds the start of
+	// game session id back.
+	StartHeld(id string) bool
+	// MintAuthToken mints and stores an auth token for a registered
+	// compute; the result carries the secret.
+	MintAuthToken(ctx context.Context, fleetID, computeName string) (*game.AuthToken, error)
+	// RemoveCompute deregisters a compute inside tx (its sessions end
+	// through EndComputeSessions): NotFound when it is not there.
+	RemoveCompute(tx store.Tx, fleetID, name string) error
+}
+
+// Config holds the service's settings; zero values take the defaults
+// below, which are control's for the settings of the same name.
+type Config struct {
+	// NodeID names this node in the store; a node whose heartbeat is
+	// NodeTTL old by the database's clock is dead (10 s).
+	NodeID  string
+	NodeTTL time.Duration
+	// AuthTokenTTL is the lifetime of a compute auth token (15 min): a
+	// RefreshConnection is claimed for as long.
+	AuthTokenTTL time.Duration
+	// ReservationTimeout is how long a RESERVED player session waits for
+	// AcceptPlayerSession before it is TIMEDOUT (60 s).
+	ReservationTimeout time.Duration
+	// UnhealthyTimeout is how long an ACTIVE process may go without a
+	// healthy report before it is ended as unhealthy (3 min).
+	UnhealthyTimeout time.Duration
+	// ProcessLostGrace is how long a process whose connection dropped
+	// without ProcessEnding may take to reconnect before it is lost (30 s).
+	ProcessLostGrace time.Duration
+	// RefreshMargin is how long before its auth token expires a process
+	// connection is renewed with RefreshConnection (2 min).
+	RefreshMargin time.Duration
+	// SDKEndpoint is the WebSocket URL game servers' SDKs connect to
+	// (ws://127.0.0.1:9870); SDKEndpointPublic says it was configured (a
+	// load balancer, a public name): then every RefreshConnection sends
+	// processes there, and otherwise each back to the URL it connected
+	// through.
+	SDKEndpoint       string
+	SDKEndpointPublic bool
+}
+
+func (c *Config) defaults() {
+	if c.NodeID == "" {
+		c.NodeID = "node-" + game.NewUUID()
+	}
+	if c.NodeTTL == 0 {
+		c.NodeTTL = 10 * time.Second
+	}
+	if c.AuthTokenTTL == 0 {
+		c.AuthTokenTTL = 15 * time.Minute
+	}
+	if c.ReservationTimeout == 0 {
+		c.ReservationTimeout = 60 * time.Second
+	}
+	if c.UnhealthyTimeout == 0 {
+		c.UnhealthyTimeout = 3 * time.Minute
+	}
+	if c.ProcessLostGrace == 0 {
+		c.ProcessLostGrace = 30 * time.Second
+	}
+	if c.RefreshMargin == 0 {
+		c.RefreshMargin = 2 * time.Minute
+	}
+	if c.SDKEndpoint == "" {
+		c.SDKEndpoint = "ws://127.0.0.1:9870"
+	}
+}
+
+// Service implements what server processes do and what is done to them.
+type Service struct {
+	store store.Store
+	ctl   Control
+	cfg   Config
+	now   func() time.Time
+	log   *slog.Logger
+	// pusher reaches connected server processes; nil until SetPusher.
+	pusher Pusher
+	// hosts answers which process hosts which session when set (hosts.go).
+	hosts Hosts
+}
+
+// New returns the server process service over st, asking ctl for the
+// rest of the control plane. now is the clock (time.Now when nil): the
+// one ctl runs on.
+func New(st store.Store, ctl Control, cfg Config, now func() time.Time, log *slog.Logger) *Service {
+	cfg.defaults()
+	if now == nil {
+		now = time.Now
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Service{store: st, ctl: ctl, cfg: cfg, now: now, log: log}
+}
+
+// clock returns the current time, truncated to the millisecond precision
+// that timestamps have on the wire and in the store.
+func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Millisecond) }
+
+// update and view run fn in a transaction.
+func (s *Service) update(ctx context.Context, fn func(store.Tx) error) error {
+	return s.store.Update(ctx, fn)
+}
+
+func (s *Service) view(ctx context.Context, fn func(store.Tx) error) error {
+	return s.store.View(ctx, fn)
+}
