@@ -45,7 +45,7 @@ type proc struct {
 	sdkToken string    // its local SDK token ("" without the local SDK), kept out of logged output
 	port     int       // the game port handed to a wrapped process (0: none)
 	started  time.Time
-	stopping string    // "" or control.StoppedTerminated once SIGTERM was sent
+	stopping string    // "" or processes.StoppedTerminated once SIGTERM was sent
 	killAt   time.Time // when SIGKILL follows the SIGTERM
 	killed   bool
 	// readyAsked: the service was asked, ReadyTimeout after the launch,
@@ -265,7 +265,7 @@ func (a *Agent) delay(s *slot, now time.Time) {
 }
 
 // reportReadyTimeout is the report kind asking the service whether a
-// process called ProcessReady (control.ReportReadyTimeout).
+// process called ProcessReady (processes.ReportReadyTimeout).
 const reportReadyTimeout = "READY_TIMEOUT"
 
 // checkReady asks the service about the processes that have run

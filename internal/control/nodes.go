@@ -11,9 +11,9 @@ import (
 // Several nodes share one store. Each node beats its heartbeat into the
 // store at every tick; a node whose heartbeat is NodeTTL old by the
 // database's clock is dead, and the processes it held are marked
-// disconnected (the process-lost grace then runs as on one node). The
-// node that holds a process's connection is recorded when it connects and
-// released, conditionally on still being this node, when it disconnects.
+// disconnected (the process-lost grace then runs as on one node). Which
+// node holds a process's connection, and what becomes of the processes of
+// a dead or stalled node, is internal/processes' (holders.go).
 
 // nodeState is what the Service knows of its own node.
 type nodeState struct {

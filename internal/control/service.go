@@ -5,9 +5,10 @@
 // session queues, their placements and the placer internal/queueing's,
 // container fleets with their capacity and scaling internal/containers',
 // the game and player session operations internal/sessions', the compute
-// operations and auth tokens internal/computes'; matchmaker.go,
-// queueing.go, containers.go, sessions.go and computes.go are the seams
-// between control and each.
+// operations and auth tokens internal/computes', server processes with
+// their side of a game session internal/processes'; matchmaker.go,
+// queueing.go, containers.go, sessions.go, computes.go and processes.go
+// are the seams between control and each.
 //
 // Methods take and return wire shapes that the API layer has already
 // decoded and validated against the model; they check the rules the model
@@ -26,6 +27,11 @@ import (
 )
 
 // Config holds the service's settings; zero values take the defaults below.
+// Several are the node's, resolved here and given by internal/server to
+// the services beside control that use them: the health, lost-process,
+// refresh and reservation settings to the server processes
+// (internal/processes), the token lifetime and SDK endpoint to the
+// computes too.
 type Config struct {
 	Account game.Account
 	// AuthTokenTTL is the lifetime of a compute auth token (15 min); the

@@ -129,7 +129,7 @@ func (s *Service) PushStart(p *game.Process, gs *game.GameSession) {
 // placed on the process before it is pushed now.
 func (s *Service) ProcessHeartbeat(ctx context.Context, ref Ref, healthy bool) error {
 	if s.ctl.HealthReportLost(ref) {
-		return nil // an injected fault (faults.go)
+		return nil // an injected fault (control.HealthReportLost)
 	}
 	now := s.clock()
 	var sick *game.Process
