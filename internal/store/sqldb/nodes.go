@@ -98,12 +98,16 @@ func (t *Tx) ProcessHolder(k store.ProcessKey) (string, error) {
 }
 
 func (t *Tx) OrphanedProcesses(ttl time.Duration, max int) ([]store.ProcessKey, error) {
+	dead, some, err := t.deadHolders(ttl)
+	if err != nil || !some {
+		return nil, err
+	}
 	owned, ownedArgs := t.ownedOnly("h.fleet_id")
 	rows, err := t.query(`SELECT h.fleet_id, h.compute, h.pid FROM process_holders h
 		JOIN processes p ON p.fleet_id = h.fleet_id AND p.compute = h.compute AND p.pid = h.pid
 		LEFT JOIN nodes n ON n.id = h.node_id
-		WHERE p.connected = 1 AND p.status <> 'TERMINATED' AND (n.id IS NULL OR n.heartbeat <= `+t.dbNow()+` - ?)`+owned+`
-		ORDER BY h.fleet_id, h.compute, h.pid LIMIT ?`, append(append([]any{ttl.Milliseconds()}, ownedArgs...), max)...)
+		WHERE p.connected = 1 AND p.status <> 'TERMINATED' AND (n.id IS NULL OR n.heartbeat <= `+t.dbNow()+` - ?)`+owned+dead.where+`
+		ORDER BY h.fleet_id, h.compute, h.pid LIMIT ?`, append(append(append([]any{ttl.Milliseconds()}, ownedArgs...), dead.args...), max)...)
 	if err != nil {
 		return nil, err
 	}
@@ -140,6 +144,9 @@ func scanKeys(rows interface {
 }
 
 func (t *Tx) StrandedProcesses(nodeID string, max int) ([]store.ProcessKey, error) {
+	if none, err := t.noneDisconnected(); err != nil || none {
+		return nil, err
+	}
 	owned, ownedArgs := t.ownedOnly("h.fleet_id")
 	rows, err := t.query(`SELECT h.fleet_id, h.compute, h.pid FROM process_holders h
 		JOIN processes p ON p.fleet_id = h.fleet_id AND p.compute = h.compute AND p.pid = h.pid
@@ -158,11 +165,15 @@ func (t *Tx) StrandedProcesses(nodeID string, max int) ([]store.ProcessKey, erro
 }
 
 func (t *Tx) EndedHoldings(ttl time.Duration, max int) ([]store.Holding, error) {
+	dead, some, err := t.deadHolders(ttl)
+	if err != nil || !some {
+		return nil, err
+	}
 	rows, err := t.query(`SELECT h.fleet_id, h.compute, h.pid, h.node_id FROM process_holders h
 		LEFT JOIN processes p ON p.fleet_id = h.fleet_id AND p.compute = h.compute AND p.pid = h.pid
 		LEFT JOIN nodes n ON n.id = h.node_id
-		WHERE (p.pid IS NULL OR p.status = 'TERMINATED') AND (n.id IS NULL OR n.heartbeat <= `+t.dbNow()+` - ?)
-		ORDER BY h.fleet_id, h.compute, h.pid LIMIT ?`, ttl.Milliseconds(), max)
+		WHERE (p.pid IS NULL OR p.status = 'TERMINATED') AND (n.id IS NULL OR n.heartbeat <= `+t.dbNow()+` - ?)`+dead.where+`
+		ORDER BY h.fleet_id, h.compute, h.pid LIMIT ?`, append(append([]any{ttl.Milliseconds()}, dead.args...), max)...)
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,9 @@
 package storetest
 
 import (
+	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -135,6 +137,110 @@ func TestStrandedProcessesAndEndedHoldings(t *testing.T) {
 			hs, _ = tx.EndedHoldings(-time.Hour, 10)
 			if len(hs) != 2 || hs[0].Process != key(ended) || hs[1] != (store.Holding{Process: key(gone), NodeID: "n1"}) {
 				t.Errorf("ended holdings with every node dead: %v", hs)
+			}
+			return nil
+		})
+	})
+}
+
+// TestSweepQueriesWithManyOrNoDeadNodes: the sweeps' queries first ask
+// which holding nodes are dead; with none they find nothing, and with more
+// dead nodes than they list by id they scan them all, with the same
+// answers.
+func TestSweepQueriesWithManyOrNoDeadNodes(t *testing.T) {
+	Each(t, func(t *testing.T, st store.Store) {
+		const n = 70
+		var ps []*game.Process
+		for i := range n {
+			ps = append(ps, proc("c1", i))
+		}
+		ps[n-1].Status, ps[n-1].Connected = game.ProcessTerminated, false
+		putProcs(t, st, ps...)
+		key := func(p *game.Process) store.ProcessKey {
+			return store.ProcessKey{FleetID: p.FleetID, ComputeName: p.ComputeName, PID: p.PID}
+		}
+		Update(t, st, func(tx store.Tx) error {
+			if err := tx.BeatNode(&store.Node{ID: "n1", Started: t0}); err != nil {
+				return err
+			}
+			for _, p := range ps {
+				if err := tx.HoldProcess(key(p), "n1"); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		View(t, st, func(tx store.Tx) error {
+			if got, err := tx.OrphanedProcesses(time.Hour, 100); err != nil || len(got) != 0 {
+				t.Errorf("orphans with the only holder alive: %v %v", got, err)
+			}
+			if hs, err := tx.EndedHoldings(time.Hour, 100); err != nil || len(hs) != 0 {
+				t.Errorf("ended holdings with the only holder alive: %v %v", hs, err)
+			}
+			if got, err := tx.StrandedProcesses("n1", 100); err != nil || len(got) != 0 {
+				t.Errorf("stranded with every process connected or ended: %v %v", got, err)
+			}
+			return nil
+		})
+		// Each process held by a node of its own, every one of them gone.
+		Update(t, st, func(tx store.Tx) error {
+			for i, p := range ps {
+				if err := tx.HoldProcess(key(p), fmt.Sprintf("gone-%03d", i)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		View(t, st, func(tx store.Tx) error {
+			got, err := tx.OrphanedProcesses(time.Hour, 100)
+			if err != nil || len(got) != n-1 || got[0] != key(ps[0]) || got[n-2] != key(ps[n-2]) {
+				t.Errorf("orphans held by %d gone nodes: %d %v", n, len(got), err)
+			}
+			if got, _ := tx.OrphanedProcesses(time.Hour, 5); len(got) != 5 || got[4] != key(ps[4]) {
+				t.Errorf("first five orphans: %v", got)
+			}
+			hs, err := tx.EndedHoldings(time.Hour, 100)
+			if err != nil || len(hs) != 1 || hs[0] != (store.Holding{Process: key(ps[n-1]), NodeID: fmt.Sprintf("gone-%03d", n-1)}) {
+				t.Errorf("ended holdings of %d gone nodes: %v %v", n, hs, err)
+			}
+			return nil
+		})
+		// A few gone nodes among live ones: listed by id.
+		Update(t, st, func(tx store.Tx) error {
+			for i, p := range ps {
+				node := "n1"
+				if i%20 == 0 {
+					node = fmt.Sprintf("gone-%03d", i)
+				}
+				if err := tx.HoldProcess(key(p), node); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		View(t, st, func(tx store.Tx) error {
+			got, err := tx.OrphanedProcesses(time.Hour, 100)
+			want := []store.ProcessKey{key(ps[0]), key(ps[20]), key(ps[40]), key(ps[60])}
+			if err != nil || !slices.Equal(got, want) {
+				t.Errorf("orphans of four gone nodes: %v %v", got, err)
+			}
+			return nil
+		})
+		// A process that disconnects may be stranded; once it ends it is not.
+		away := *ps[1]
+		away.Connected, away.DisconnectedAt = false, t0
+		putProcs(t, st, &away)
+		View(t, st, func(tx store.Tx) error {
+			if got, err := tx.StrandedProcesses("n1", 100); err != nil || len(got) != 1 || got[0] != key(&away) {
+				t.Errorf("stranded after a disconnection: %v %v", got, err)
+			}
+			return nil
+		})
+		away.Status = game.ProcessTerminated
+		putProcs(t, st, &away)
+		View(t, st, func(tx store.Tx) error {
+			if got, err := tx.StrandedProcesses("n1", 100); err != nil || len(got) != 0 {
+				t.Errorf("stranded after the process ended: %v %v", got, err)
 			}
 			return nil
 		})
