@@ -31,7 +31,11 @@ func (t *Tx) InsertCompute(c *game.Compute) error {
 }
 
 func (t *Tx) GetCompute(fleetID, name string) (*game.Compute, error) {
-	doc, err := t.readDoc("compute\x00"+fleetID+"\x00"+name, `SELECT doc FROM computes WHERE fleet_id = ? AND name = ?`+t.lockShared(), fleetID, name)
+	key := "compute\x00" + fleetID + "\x00" + name
+	if c := t.keptCompute(key); c != nil {
+		return c, nil
+	}
+	doc, err := t.readDoc(key, `SELECT doc FROM computes WHERE fleet_id = ? AND name = ?`+t.lockShared(), fleetID, name)
 	if errNoRows(err) {
 		return nil, computeNotFound(fleetID, name)
 	}
@@ -39,7 +43,11 @@ func (t *Tx) GetCompute(fleetID, name string) (*game.Compute, error) {
 		return nil, err
 	}
 	var c game.Compute
-	return &c, json.Unmarshal([]byte(doc), &c)
+	if err := json.Unmarshal([]byte(doc), &c); err != nil {
+		return nil, err
+	}
+	t.keepCompute(key, doc, &c)
+	return &c, nil
 }
 
 func computeNotFound(fleetID, name string) error {

@@ -23,10 +23,11 @@ import (
 // use it: they run beside the writer, on snapshots of their own.
 
 // recordDocs are the docs of fleets and computes kept between write
-// transactions (KeepRecords).
+// transactions (KeepRecords), and computes kept decoded beside them.
 type recordDocs struct {
-	mu sync.Mutex
-	m  map[string]string
+	mu       sync.Mutex
+	m        map[string]string
+	computes map[string]keptCompute
 }
 
 // maxRecordDocs bounds recordDocs: past it, the memory starts again empty.
@@ -35,7 +36,9 @@ const maxRecordDocs = 4096
 // KeepRecords keeps the records of fleets and computes that write
 // transactions read, from one to the next (see above). Only for a store
 // no other process or node writes; call it before the DB is shared.
-func (db *DB) KeepRecords() { db.records = &recordDocs{m: map[string]string{}} }
+func (db *DB) KeepRecords() {
+	db.records = &recordDocs{m: map[string]string{}, computes: map[string]keptCompute{}}
+}
 
 // kept reports whether key (a fleet or a compute) may be kept between
 // transactions by t.
@@ -75,6 +78,7 @@ func (t *Tx) readDoc(key string, q string, args ...any) (string, error) {
 		r.mu.Lock()
 		if len(r.m) >= maxRecordDocs {
 			clear(r.m)
+			clear(r.computes)
 		}
 		r.m[key] = doc
 		r.mu.Unlock()
@@ -98,6 +102,7 @@ func (t *Tx) wroteDocs() {
 		t.wroteRecords = true
 		r.mu.Lock()
 		clear(r.m)
+		clear(r.computes)
 		r.mu.Unlock()
 	}
 }

@@ -121,3 +121,40 @@ func TestKeptRecordsFollowCommits(t *testing.T) {
 		})
 	}
 }
+
+// A compute kept decoded is handed out as a copy: a reader that changes
+// what it read, its ports included, changes nothing the next one reads.
+func TestKeptComputeIsACopy(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, t.TempDir(), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	at := time.UnixMilli(1_700_000_000_000).UTC()
+	if err := st.Update(ctx, func(tx store.Tx) error {
+		if err := tx.InsertFleet(&game.Fleet{ID: "fleet-1", Status: game.FleetActive, CreationTime: at}); err != nil {
+			return err
+		}
+		return tx.InsertCompute(&game.Compute{FleetID: "fleet-1", Name: "c", IPAddress: "10.0.0.1", CreationTime: at,
+			Ports: []game.PortMapping{{Container: "game", ContainerPort: 7777, ConnectionPort: 4192, Protocol: "UDP"}}})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 { // decoded and kept, then read from what was kept, twice
+		if err := st.Update(ctx, func(tx store.Tx) error {
+			c, err := tx.GetCompute("fleet-1", "c")
+			if err != nil {
+				return err
+			}
+			if c.IPAddress != "10.0.0.1" || len(c.Ports) != 1 || c.Ports[0].ConnectionPort != 4192 {
+				t.Errorf("read %d: %+v", i, c)
+			}
+			c.IPAddress, c.Ports[0].ConnectionPort = "changed", 1
+			c.Ports = append(c.Ports, game.PortMapping{Container: "more"})
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
