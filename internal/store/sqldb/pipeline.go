@@ -162,6 +162,27 @@ func (r pipedRow) Scan(dest ...any) error {
 	return r.t.flush(&Statement{Query: r.t.db.rebind(r.q), Args: r.args, Scan: func(row Row) error { return row.Scan(dest...) }})
 }
 
+// each runs q, a query of many rows, and hands each row to fn. In a
+// pipelined transaction it goes in the same round trip as the statements
+// queued before it (the job's savepoint, say).
+func (t *Tx) each(fn func(Row) error, q string, args ...any) error {
+	if t.conn != nil {
+		t.sent++
+		return t.flush(&Statement{Query: t.db.rebind(q), Args: args, Each: fn})
+	}
+	rows, err := t.query(q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
 // rowsAffected is an exec's result in a pipeline.
 type rowsAffected int64
 
