@@ -124,7 +124,8 @@ func New(db *sqldb.DB, sessions *live.Sessions, procs *fleetstate.State, log *sl
 
 // Gain follows fleet id, which this node now owns (at epoch, which a new
 // gain changes): it is no longer answered from memory until it is loaded
-// afresh. It is quick: the load is the loader's (Run).
+// afresh, and the store forgets the fleets and computes it kept
+// (sqldb.DB.ForgetRecords). It is quick: the load is the loader's (Run).
 func (m *Memory) Gain(id string, epoch int64) {
 	m.mu.Lock()
 	f := &fleet{}
@@ -132,17 +133,20 @@ func (m *Memory) Gain(id string, epoch int64) {
 	m.hide(id)
 	m.queue = append(m.queue, job{id, f})
 	m.mu.Unlock()
+	m.db.ForgetRecords()
 	m.signal()
 }
 
 // Lose stops following fleet id: it is no longer answered from memory,
-// and the loader drops it.
+// the store forgets the fleets and computes it kept, and the loader drops
+// it.
 func (m *Memory) Lose(id string) {
 	m.mu.Lock()
 	delete(m.fleets, id)
 	m.hide(id)
 	m.queue = append(m.queue, job{id: id})
 	m.mu.Unlock()
+	m.db.ForgetRecords()
 	m.signal()
 }
 

@@ -53,14 +53,15 @@ func (s *Server) loadLive(ctx context.Context) error {
 // check of its own session as on SQLite; and, since the node commits its
 // writes through one committer (openStore), it claims their free
 // processes from memory and reads their processes and game sessions
-// there inside its writes, and decides the seats of their sessions in
-// memory.
+// there inside its writes, decides the seats of their sessions in
+// memory, and keeps their fleet and compute records between its writes.
 func (s *Server) ownedMemory(db *sqldb.DB, m *owners.Map) {
 	l, fs := live.New(), fleetstate.New()
 	s.mem = owned.Follow(db, m, l, fs, s.cfg.Log)
 	db.SetLiveSessionCounts(l)
 	if db.Grouped() {
 		db.SetLiveProcessesFor(fs, s.mem.Loaded)
+		db.KeepOwnedRecords() // forgotten at every gain and loss (owned.Memory)
 		db.SetLiveSessions(l)
 		s.ss.SetLive(l)
 	} else {

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -17,12 +18,21 @@ import (
 // view of the leases. A node whose lease was moved while it still
 // believes it holds the fleet (paused, say) writes nothing: every write
 // for the fleet is refused with NotOwner naming the new owner, and a
-// write in flight when the lease moves commits before the move.
+// write in flight when the lease moves commits before the move. So with
+// each write its own transaction and with writes grouped, where the
+// fence's read of the lease rides in the pipeline ahead of the writes it
+// guards.
 func TestFencedFleetWrites(t *testing.T) {
 	dsn := storetestenv.PostgresDSN(t)
 	if dsn == "" {
 		t.Skip("ANYLIFT_TEST_POSTGRES is not set")
 	}
+	for _, grouped := range []bool{false, true} {
+		t.Run(fmt.Sprintf("grouped=%v", grouped), func(t *testing.T) { testFencedFleetWrites(t, dsn, grouped) })
+	}
+}
+
+func testFencedFleetWrites(t *testing.T, dsn string, grouped bool) {
 	ctx := context.Background()
 	schema := storetestenv.FreshSchema(t, dsn)
 	open := func(id, addr string) (*sqldb.DB, *owners.Map) {
@@ -31,6 +41,9 @@ func TestFencedFleetWrites(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { db.Close() })
+		if grouped {
+			db.EnableGroupCommit()
+		}
 		m := owners.New(id)
 		db.SetOwners(m)
 		if err := db.Update(ctx, func(tx store.Tx) error {
@@ -144,7 +157,7 @@ func TestFencedFleetWrites(t *testing.T) {
 
 	// Node a still believes it holds epoch 1: every kind of fleet write is
 	// refused, and nothing is written.
-	for name, write := range map[string]func(tx store.Tx) error{
+	writes := map[string]func(tx store.Tx) error{
 		"insert session": func(tx store.Tx) error { return tx.InsertGameSession(session("gs-late")) },
 		"update session": func(tx store.Tx) error { c := *gs; c.Name = "late"; return tx.UpdateGameSession(&c) },
 		"reserve seats": func(tx store.Tx) error {
@@ -169,7 +182,22 @@ func TestFencedFleetWrites(t *testing.T) {
 			f.Description = "late"
 			return tx.UpdateFleet(f)
 		},
-	} {
+	}
+	if grouped {
+		// The fence's refusal comes with the job's next statement that
+		// needs an answer: a job that takes that statement's error for
+		// something else and goes on is refused all the same.
+		writes["refusal taken for not found"] = func(tx store.Tx) error {
+			if err := tx.InsertGameSession(session("gs-late2")); err != nil {
+				return err
+			}
+			if _, err := tx.GetCompute(fleet, "c9"); err == nil {
+				return errors.New("compute c9 found")
+			}
+			return tx.InsertLocation(&game.Location{Name: "custom-late", ARN: acct.LocationARN("custom-late")})
+		}
+	}
+	for name, write := range writes {
 		if e, ok := am.Held(fleet); !ok || e != 1 {
 			t.Fatalf("%s: node a should still believe it holds epoch 1", name)
 		}
@@ -185,6 +213,12 @@ func TestFencedFleetWrites(t *testing.T) {
 			return err
 		}
 		cur = s.CurrentPlayerSessionCount
+		if s.Name != "" {
+			t.Errorf("after the refused writes, the session is named %q", s.Name)
+		}
+		if _, err := tx.GetLocation("custom-late"); !game.IsKind(err, game.NotFound) {
+			t.Errorf("after the refused writes, location custom-late: %v, want not found", err)
+		}
 		list, _, err := tx.ListGameSessions(store.SessionFilter{FleetID: fleet}, store.Page{Limit: 10})
 		n = len(list)
 		if err != nil {

@@ -26,6 +26,13 @@ func pipeline(ctx context.Context, driverConn any, stmts []sqldb.Statement) (int
 	}
 	br := c.Conn().SendBatch(ctx, b)
 	for i, s := range stmts {
+		if s.Each != nil {
+			if err := each(br, s.Each); err != nil {
+				br.Close()
+				return i, err
+			}
+			continue
+		}
 		if s.Scan != nil {
 			if err := s.Scan(row{br.QueryRow()}); err != nil {
 				br.Close()
@@ -54,4 +61,20 @@ func (r row) Scan(dest ...any) error {
 		return sql.ErrNoRows
 	}
 	return err
+}
+
+// each hands each row of the batch's next result to fn.
+func each(br pgx.BatchResults, fn func(sqldb.Row) error) error {
+	rows, err := br.Query()
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	rows.Close()
+	return rows.Err()
 }

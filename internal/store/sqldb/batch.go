@@ -179,7 +179,7 @@ func runSavepointOnce(ctx context.Context, sqlTx *sql.Tx, t *Tx, fn func(store.T
 	if t.conn != nil {
 		// Pipelined: the savepoint goes with the job's first statement,
 		// and is never sent for a job that sends none.
-		t.savepoint = false
+		t.savepoint, t.failed = false, nil
 		t.later(func(_ int64, err error) error {
 			t.savepoint = err == nil
 			return err
@@ -190,6 +190,9 @@ func runSavepointOnce(ctx context.Context, sqlTx *sql.Tx, t *Tx, fn func(store.T
 				t.pipe = t.pipe[:0] // the savepoint alone: nothing to undo
 			}
 			err = t.sendQueued()
+		}
+		if err == nil {
+			err = t.failed
 		}
 		if err == nil {
 			// The savepoint stays until the commit ends them all:

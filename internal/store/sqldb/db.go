@@ -280,6 +280,9 @@ type Tx struct {
 	// pipelined, and pipe what waits to be sent (pipeline.go).
 	conn *sql.Conn
 	pipe []queued
+	// failed is the first failure of a statement the running job queued,
+	// which fails the job whatever it made of it (pipeline.go).
+	failed error
 	// savepoint: the running job's savepoint has been sent.
 	savepoint bool
 	// docs: records read in a grouped transaction (docs.go);

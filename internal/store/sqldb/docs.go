@@ -21,13 +21,32 @@ import (
 // more (its reads may see its own uncommitted writes); one that did not
 // fills it with what it reads, which is committed. Reads in View do not
 // use it: they run beside the writer, on snapshots of their own.
+//
+// On PostgreSQL, a node that owns fleets and commits its writes through
+// one committer (KeepOwnedRecords) keeps the fleets and computes of the
+// fleets it holds in memory (those the memory of processes answers for,
+// SetLiveProcessesFor) in the same way, for the same reason: every write
+// of a fleet or a compute is fenced (owners.go), so while the node holds
+// the fleet only its committer changes them. A record is kept with the
+// memory's generation, which ForgetRecords moves on whenever the node
+// gains or loses a fleet (a new epoch, ownership coming into force or
+// ceasing): what was read before that is not kept, and what was kept is
+// dropped. A job answered from there notes that it read the fleet from
+// memory and fences the fleet: its fence then fails it should the lease
+// name another node, or this one at another epoch than it holds, as
+// for sessions read from memory (memsessions.go).
 
 // recordDocs are the docs of fleets and computes kept between write
-// transactions (KeepRecords), and computes kept decoded beside them.
+// transactions (KeepRecords, KeepOwnedRecords), and on SQLite computes
+// kept decoded beside them (keptcomputes.go).
 type recordDocs struct {
+	// owned: kept for the fleets held in memory only (KeepOwnedRecords).
+	owned bool
+
 	mu       sync.Mutex
 	m        map[string]string
-	computes map[string]keptCompute
+	computes map[string]keptCompute // KeepRecords only
+	gen      uint64                 // moved on by ForgetRecords
 }
 
 // maxRecordDocs bounds recordDocs: past it, the memory starts again empty.
@@ -40,26 +59,80 @@ func (db *DB) KeepRecords() {
 	db.records = &recordDocs{m: map[string]string{}, computes: map[string]keptCompute{}}
 }
 
-// kept reports whether key (a fleet or a compute) may be kept between
-// transactions by t.
-func (t *Tx) kept(key string) bool {
-	return t.db.records != nil && t.writable && !t.wroteRecords &&
-		(strings.HasPrefix(key, "fleet\x00") || strings.HasPrefix(key, "compute\x00"))
+// KeepOwnedRecords keeps the records of the fleets this node holds in
+// memory, and of their computes, from one grouped write transaction to
+// the next (see above). Only for a node with fleet ownership whose
+// writes are grouped (EnableGroupCommit) and whose memory of processes
+// answers for the fleets it holds (SetLiveProcessesFor); that memory must
+// call ForgetRecords whenever it gains or loses a fleet. Call it before
+// the DB is shared.
+func (db *DB) KeepOwnedRecords() { db.records = &recordDocs{owned: true, m: map[string]string{}} }
+
+// ForgetRecords drops the records kept (KeepOwnedRecords), and keeps
+// none of those read before it.
+func (db *DB) ForgetRecords() {
+	r := db.records
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	r.gen++
+	clear(r.m)
+	clear(r.computes)
+	r.mu.Unlock()
+}
+
+// keeps reports whether key (a fleet or a compute) may be kept between
+// transactions by t, and, for a node's owned fleets, the fleet's id.
+func (t *Tx) keeps(r *recordDocs, key string) (ok bool, fleetID string) {
+	if r == nil || !t.writable || t.wroteRecords {
+		return false, ""
+	}
+	rest, fleet := strings.CutPrefix(key, "fleet\x00")
+	if !fleet {
+		var compute bool
+		if rest, compute = strings.CutPrefix(key, "compute\x00"); !compute {
+			return false, ""
+		}
+		rest, _, _ = strings.Cut(rest, "\x00")
+	}
+	if !r.owned {
+		return true, ""
+	}
+	if t.conn == nil || !t.memoryFor(rest) {
+		return false, ""
+	}
+	return true, rest
 }
 
 // readDoc returns the doc column q selects, from this transaction's
-// reads when it has read it under key before.
+// reads when it has read it under key before, or from the records kept.
 func (t *Tx) readDoc(key string, q string, args ...any) (string, error) {
 	if doc, ok := t.docs[key]; ok {
 		return doc, nil
 	}
-	kept := t.kept(key)
+	r := t.db.records
+	var gen uint64
+	if r != nil && r.owned {
+		// The generation before the fleet's memory is asked: a gain or a
+		// loss after that moves it on.
+		r.mu.Lock()
+		gen = r.gen
+		r.mu.Unlock()
+	}
+	kept, fleetID := t.keeps(r, key)
 	if kept {
-		r := t.db.records
 		r.mu.Lock()
 		doc, ok := r.m[key]
+		ok = ok && r.gen == gen
 		r.mu.Unlock()
 		if ok {
+			if fleetID != "" {
+				t.readMemory(fleetID)
+				if err := t.fence(fleetID); err != nil {
+					return "", err
+				}
+			}
 			if t.docs != nil {
 				t.docs[key] = doc
 			}
@@ -74,13 +147,14 @@ func (t *Tx) readDoc(key string, q string, args ...any) (string, error) {
 		t.docs[key] = doc
 	}
 	if kept {
-		r := t.db.records
 		r.mu.Lock()
-		if len(r.m) >= maxRecordDocs {
-			clear(r.m)
-			clear(r.computes)
+		if r.gen == gen && !t.wroteRecords {
+			if len(r.m) >= maxRecordDocs {
+				clear(r.m)
+				clear(r.computes)
+			}
+			r.m[key] = doc
 		}
-		r.m[key] = doc
 		r.mu.Unlock()
 	}
 	return doc, nil

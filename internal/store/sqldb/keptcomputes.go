@@ -6,10 +6,12 @@ import (
 	"github.com/anylift/anylift/internal/game"
 )
 
-// Computes kept decoded (SQLite, KeepRecords). A compute is read by
-// CreateGameSession and by every activation (its address, its status), and
-// decoding its JSON document was most of what that read cost the
-// committer once the document itself was kept (docs.go). Beside a kept
+// Computes kept decoded (SQLite, KeepRecords; not on a node keeping the
+// records of the fleets it owns, whose reads of them readDoc fences). A
+// compute is read by CreateGameSession and by every activation (its
+// address, its status), and decoding its JSON document was most of what
+// that read cost the committer once the document itself was kept
+// (docs.go). Beside a kept
 // document, the compute it decodes to is kept too, under the same rules:
 // only while the document is kept, emptied with it by any write of a
 // fleet, compute or queue. Each reader gets a copy of its own
@@ -22,9 +24,21 @@ type keptCompute struct {
 	c   *game.Compute
 }
 
+// keepsDecoded reports whether t may keep the compute under key decoded:
+// on a store that keeps records for itself alone (KeepRecords), whose
+// reads of them need no fence.
+func (t *Tx) keepsDecoded(key string) bool {
+	r := t.db.records
+	if r == nil || r.owned {
+		return false
+	}
+	ok, _ := t.keeps(r, key)
+	return ok
+}
+
 // keptCompute returns a copy of the compute kept decoded under key, or nil.
 func (t *Tx) keptCompute(key string) *game.Compute {
-	if !t.kept(key) {
+	if !t.keepsDecoded(key) {
 		return nil
 	}
 	r := t.db.records
@@ -46,7 +60,7 @@ func (t *Tx) keptCompute(key string) *game.Compute {
 // keepCompute keeps c, decoded from doc, when doc is the document kept
 // under key.
 func (t *Tx) keepCompute(key, doc string, c *game.Compute) {
-	if !t.kept(key) {
+	if !t.keepsDecoded(key) {
 		return
 	}
 	r := t.db.records

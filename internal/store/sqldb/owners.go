@@ -2,6 +2,7 @@ package sqldb
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/store"
@@ -19,6 +20,8 @@ import (
 // that passed the fence commits before the move, and any later one reads
 // the moved lease (read committed reads a locked row's newest version). A
 // node paused past its lease, and resumed, can therefore change nothing.
+// In a grouped transaction the read goes in the pipeline, ahead of the
+// writes it guards and in the same round trip as them (fence).
 
 // Owners is this node's view of the fleets it owns.
 type Owners interface {
@@ -51,6 +54,21 @@ const fenceKey = `hashtext('anylift fleet owner')`
 
 // fence checks, once per transaction and fleet, that this node owns
 // fleetID (see above).
+//
+// In a grouped transaction on PostgreSQL (pipeline.go), the lease's read
+// is queued rather than run at once, and checked when the answer comes:
+// it goes to the database in the same round trip as the job's next
+// statement that needs an answer (or at the job's end), ahead of it and
+// of every statement the job queued after the fence. The pipeline runs
+// them in order in the one transaction, so the lease row is share-locked
+// before any of the job's writes of the fleet runs, as it was when the
+// read ran at once, and stays locked until the batch commits. A lease
+// that names another node (or another epoch, after a read from memory)
+// fails the job: the statements that ran after the read in the same
+// round trip are undone with it to its savepoint, and the failure is the
+// job's whatever its code made of it (Tx.failed), so nothing the job
+// wrote commits. A later job of the batch finds the fleet fenced only if
+// an earlier one's read passed, under the lock it still holds.
 func (t *Tx) fence(fleetID string) error {
 	op := t.db.owners.Load()
 	if op == nil || !t.writable || t.db.dialect.Name != "postgres" {
@@ -65,28 +83,45 @@ func (t *Tx) fence(fleetID string) error {
 			return nil
 		}
 	}
-	l, addr, err := t.lease(fleetID, ` FOR SHARE OF o`)
-	if err != nil {
+	t.fenced = append(t.fenced, fleetID)
+	l := store.FleetOwner{FleetID: fleetID}
+	var addr string
+	return t.laterRow(func(r Row) error {
+		err := r.Scan(&l.NodeID, &l.Epoch, &addr)
+		if errNoRows(err) {
+			return nil // no lease: l.NodeID is ""
+		}
 		return err
-	}
+	}, func(err error) error {
+		if err == nil {
+			err = t.leaseHeld(o, l, addr)
+		}
+		if err != nil {
+			t.fenced = slices.DeleteFunc(t.fenced, func(f string) bool { return f == fleetID })
+		}
+		return err
+	}, leaseQuery+` FOR SHARE OF o`, fleetID)
+}
+
+// leaseHeld checks lease l, read under the fence's lock, against o.
+func (t *Tx) leaseHeld(o Owners, l store.FleetOwner, addr string) error {
 	if l.NodeID == "" {
-		return &store.NotOwner{FleetID: fleetID}
+		return &store.NotOwner{FleetID: l.FleetID}
 	}
 	if l.NodeID != o.Self() {
-		return &store.NotOwner{FleetID: fleetID, NodeID: l.NodeID, Address: addr}
+		return &store.NotOwner{FleetID: l.FleetID, NodeID: l.NodeID, Address: addr}
 	}
-	if held, ok := o.Held(fleetID); !ok || held != l.Epoch {
-		o.Adopt(fleetID, l.Epoch)
-		if t.memFleets[fleetID] {
+	if held, ok := o.Held(l.FleetID); !ok || held != l.Epoch {
+		o.Adopt(l.FleetID, l.Epoch)
+		if t.memFleets[l.FleetID] {
 			// This node held the fleet at another epoch than the store's
 			// when it read the fleet's state from memory: another node
 			// may have written it in between, which that memory missed
 			// (memsessions.go). Adopting the lease reloads the memory;
 			// this transaction fails rather than write from what it read.
-			return fmt.Errorf("fleet %s: this node's lease changed to epoch %d while its state was read from memory; try again", fleetID, l.Epoch)
+			return fmt.Errorf("fleet %s: this node's lease changed to epoch %d while its state was read from memory; try again", l.FleetID, l.Epoch)
 		}
 	}
-	t.fenced = append(t.fenced, fleetID)
 	return nil
 }
 
@@ -118,7 +153,13 @@ func (t *Tx) fenceSession(id string) error {
 	return t.fence(fleetID)
 }
 
-func (t *Tx) FenceFleet(fleetID string) error { return t.fence(fleetID) }
+// FenceFleet is fence, its answer awaited: the caller acts on it.
+func (t *Tx) FenceFleet(fleetID string) error {
+	if err := t.fence(fleetID); err != nil {
+		return err
+	}
+	return t.sendQueued()
+}
 
 // ownNewFleet gives a fleet this transaction creates to this node.
 func (t *Tx) ownNewFleet(fleetID string) error {
@@ -157,16 +198,14 @@ func (t *Tx) FleetOwners() ([]store.FleetOwner, error) {
 	return out, rows.Err()
 }
 
-func (t *Tx) FleetLease(fleetID string) (store.FleetOwner, string, error) {
-	return t.lease(fleetID, "")
-}
+// leaseQuery reads a fleet's lease and its node's address.
+const leaseQuery = `SELECT o.node_id, o.epoch, COALESCE(n.address, '') FROM fleet_owners o
+	LEFT JOIN nodes n ON n.id = o.node_id WHERE o.fleet_id = ?`
 
-// lease reads fleetID's lease and its node's address, with lock appended.
-func (t *Tx) lease(fleetID, lock string) (store.FleetOwner, string, error) {
+func (t *Tx) FleetLease(fleetID string) (store.FleetOwner, string, error) {
 	l := store.FleetOwner{FleetID: fleetID}
 	var addr string
-	err := t.queryRow(`SELECT o.node_id, o.epoch, COALESCE(n.address, '') FROM fleet_owners o
-		LEFT JOIN nodes n ON n.id = o.node_id WHERE o.fleet_id = ?`+lock, fleetID).Scan(&l.NodeID, &l.Epoch, &addr)
+	err := t.queryRow(leaseQuery, fleetID).Scan(&l.NodeID, &l.Epoch, &addr)
 	if errNoRows(err) {
 		return l, "", nil
 	}

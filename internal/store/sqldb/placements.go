@@ -117,20 +117,15 @@ func (t *Tx) ListPendingPlacements(q store.PendingQuery, max int) ([]*game.Place
 	}
 	sqlq += ` ORDER BY started, id LIMIT ?`
 	args = append(args, max)
-	rows, err := t.query(sqlq, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	var out []*game.Placement
-	for rows.Next() {
-		p, err := scanPlacement(rows)
-		if err != nil {
-			return nil, err
+	err := t.each(func(r Row) error {
+		p, err := scanPlacement(r)
+		if err == nil {
+			out = append(out, p)
 		}
-		out = append(out, p)
-	}
-	return out, rows.Err()
+		return err
+	}, sqlq, args...)
+	return out, err
 }
 
 func (t *Tx) CountFreeProcesses(fleetID, location string, max int) (int, error) {

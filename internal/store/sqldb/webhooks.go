@@ -36,25 +36,18 @@ func (t *Tx) AddWebhookDelivery(d *store.WebhookDelivery) error {
 // the lease and skips them, so no delivery is held by two owners.
 func (t *Tx) ClaimWebhookDeliveries(owner string, now, leaseUntil time.Time, limit int) ([]*store.WebhookDelivery, error) {
 	nowMs, until := store.Millis(now), store.Millis(leaseUntil)
-	rows, err := t.query(`UPDATE webhook_deliveries SET owner = ?, lease_until = ?
+	var seqs []int64
+	err := t.each(func(r Row) error {
+		var s int64
+		err := r.Scan(&s)
+		seqs = append(seqs, s)
+		return err
+	}, `UPDATE webhook_deliveries SET owner = ?, lease_until = ?
 		WHERE seq IN (SELECT seq FROM webhook_deliveries
 			WHERE state = 0 AND next_at <= ? AND lease_until <= ? ORDER BY next_at, seq LIMIT ?)
 		AND state = 0 AND lease_until <= ? RETURNING seq`,
 		owner, until, nowMs, nowMs, limit, nowMs)
 	if err != nil {
-		return nil, err
-	}
-	var seqs []int64
-	for rows.Next() {
-		var s int64
-		if err := rows.Scan(&s); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		seqs = append(seqs, s)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	out := make([]*store.WebhookDelivery, 0, len(seqs))
