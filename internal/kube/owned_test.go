@@ -125,9 +125,22 @@ func TestControllersOwnFleets(t *testing.T) {
 			t.Errorf("pod %s is gone (pods now %s)", name, strings.Join(third, " "))
 		}
 	}
-	mu.Lock()
-	n := len(made)
-	mu.Unlock()
+	// The watch tells of each pod after the list above has shown it: wait
+	// for it to have told of the six. Events come in the order the pods
+	// were made, so a pod made twice before the last of them is counted
+	// too.
+	var n int
+	exectest.Eventually(t, "the watch to tell of the six pods", 30*time.Second, func() (bool, string) {
+		mu.Lock()
+		defer mu.Unlock()
+		n = len(made)
+		for _, name := range third {
+			if !made[name] {
+				return false, fmt.Sprintf("%d pods told of, not %s", n, name)
+			}
+		}
+		return true, ""
+	})
 	if n != 6 {
 		t.Errorf("%d pods made in all, want 6: 3, then 2 more, then 1", n)
 	}
