@@ -2,8 +2,8 @@ package api
 
 import (
 	"context"
-	"crypto/hmac"
 	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/hex"
 	"net/http"
 	"strings"
@@ -52,7 +52,11 @@ type Keys interface {
 }
 
 // Verifier checks SigV4 signatures against known credentials, recomputing
-// them with the AWS SDK's own signer.
+// them: the requests of the AWS SDKs and botocore (no query, a plain
+// path and host, plain signed header values) from their canonical form
+// built here, with signing keys kept (signingkeys.go); any other request
+// with the AWS SDK's own signer, which computes the same signature for
+// the requests of the first kind (canonical.go says why).
 type Verifier struct {
 	// Keys are the access keys accepted; nil accepts none.
 	Keys Keys
@@ -64,15 +68,18 @@ type Verifier struct {
 	Region string
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+
+	keys signingKeys
 }
 
-var signer = v4.NewSigner()
-
-// authHeader is a parsed Authorization header.
+// authHeader is a parsed Authorization header. Its strings are parts of
+// the header's.
 type authHeader struct {
 	accessKey, date, region, service string
-	signedHeaders                    []string
-	signature                        string
+	// signedHeaders is the SignedHeaders parameter as sent: names
+	// separated by ';'.
+	signedHeaders string
+	signature     string
 }
 
 func parseAuthorization(h string) (*authHeader, *authError) {
@@ -80,44 +87,61 @@ func parseAuthorization(h string) (*authHeader, *authError) {
 	if !strings.HasPrefix(h, algo+" ") {
 		return nil, incomplete("Authorization header must use the AWS4-HMAC-SHA256 algorithm")
 	}
-	params := map[string]string{}
-	for _, part := range strings.Split(h[len(algo)+1:], ",") {
+	// Name=Value pairs separated by commas; of a name given twice, the
+	// last value counts; names other than these three are ignored.
+	var credential, signedHeaders, sig string
+	for rest, more := h[len(algo)+1:], true; more; {
+		var part string
+		part, rest, more = strings.Cut(rest, ",")
 		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
 		if !ok {
 			// The part is not repeated: it may hold the signature.
 			return nil, incomplete("Authorization header has a malformed parameter: want Name=Value pairs separated by commas")
 		}
-		params[k] = v
-	}
-	for _, k := range []string{"Credential", "SignedHeaders", "Signature"} {
-		if params[k] == "" {
-			return nil, incomplete("Authorization header requires '" + k + "' parameter.")
+		switch k {
+		case "Credential":
+			credential = v
+		case "SignedHeaders":
+			signedHeaders = v
+		case "Signature":
+			sig = v
 		}
 	}
-	scope := strings.Split(params["Credential"], "/")
-	if len(scope) != 5 || scope[0] == "" || scope[4] != "aws4_request" {
+	for _, p := range [...]struct{ name, value string }{{"Credential", credential}, {"SignedHeaders", signedHeaders}, {"Signature", sig}} {
+		if p.value == "" {
+			return nil, incomplete("Authorization header requires '" + p.name + "' parameter.")
+		}
+	}
+	var scope [5]string
+	if strings.Count(credential, "/") != len(scope)-1 {
+		return nil, incomplete("Credential must have the form <access key>/<date>/<region>/" + SigningName + "/aws4_request")
+	}
+	rest := credential
+	for i := range scope[:len(scope)-1] {
+		scope[i], rest, _ = strings.Cut(rest, "/")
+	}
+	scope[len(scope)-1] = rest
+	if scope[0] == "" || scope[4] != "aws4_request" {
 		return nil, incomplete("Credential must have the form <access key>/<date>/<region>/" + SigningName + "/aws4_request")
 	}
 	if scope[3] != SigningName {
 		return nil, invalidSignature("Credential should be scoped to correct service: '" + SigningName + "'.")
 	}
-	sig := params["Signature"]
 	if len(sig) != 64 || strings.Trim(sig, "0123456789abcdef") != "" {
 		return nil, incomplete("Signature must be 64 lowercase hexadecimal characters")
 	}
-	signed := strings.Split(params["SignedHeaders"], ";")
 	hasHost := false
-	for _, s := range signed {
-		if s == "host" {
-			hasHost = true
-		}
+	for rest, more := signedHeaders, true; more; {
+		var name string
+		name, rest, more = strings.Cut(rest, ";")
+		hasHost = hasHost || name == "host"
 	}
 	if !hasHost {
 		return nil, incomplete("SignedHeaders must include host")
 	}
 	return &authHeader{
 		accessKey: scope[0], date: scope[1], region: scope[2], service: scope[3],
-		signedHeaders: signed, signature: sig,
+		signedHeaders: signedHeaders, signature: sig,
 	}, nil
 }
 
@@ -183,7 +207,8 @@ func (v *Verifier) PreVerify(r *http.Request) (*Signed, *authError) {
 	if err != nil {
 		return nil, incomplete("X-Amz-Date must have the form YYYYMMDD'T'HHMMSS'Z'")
 	}
-	if a.date != signTime.Format("20060102") {
+	var day [8]byte
+	if a.date != string(signTime.AppendFormat(day[:0], "20060102")) {
 		return nil, invalidSignature("Date in Credential scope does not match YYYYMMDD from ISO-8601 version of date from HTTP: '" + a.date + "' != '" + signTime.Format("20060102") + "', from '" + dateHeader + "'.")
 	}
 	if v.AnyCredentials {
@@ -228,24 +253,31 @@ func (v *Verifier) Finish(r *http.Request, s *Signed, body []byte) *authError {
 		return nil
 	}
 	sum := sha256.Sum256(body)
-	payloadHash := hex.EncodeToString(sum[:])
+	var hexSum [2 * sha256.Size]byte
+	hex.Encode(hexSum[:], sum[:])
 	if s.done {
-		if payloadHash != s.claimed {
+		if string(hexSum[:]) != s.claimed {
 			return invalidSignature("X-Amz-Content-Sha256 does not match the body")
 		}
 		return nil
 	}
-	if claimed := r.Header.Get("X-Amz-Content-Sha256"); claimed != "" && claimed != payloadHash {
+	if claimed := r.Header.Get("X-Amz-Content-Sha256"); claimed != "" && claimed != string(hexSum[:]) {
 		return invalidSignature("X-Amz-Content-Sha256 does not match the body")
 	}
-	return v.check(r, s, payloadHash)
+	return v.check(r, s, string(hexSum[:]))
 }
 
 // check compares the request's signature with the one computed over
 // payloadHash.
 func (v *Verifier) check(r *http.Request, s *Signed, payloadHash string) *authError {
-	want, err := v.expected(r, s.a, s.secret, s.signTime, payloadHash)
-	if err != nil || !hmac.Equal([]byte(want), []byte(s.a.signature)) {
+	var want [2 * sha256.Size]byte
+	ok := v.canonicalSignature(&want, r, s, payloadHash)
+	if !ok {
+		sig, err := sdkSignature(r, s.a, s.secret, s.signTime, payloadHash)
+		ok = err == nil && len(sig) == len(want)
+		copy(want[:], sig)
+	}
+	if !ok || subtle.ConstantTimeCompare(want[:], []byte(s.a.signature)) != 1 {
 		return invalidSignature("The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.")
 	}
 	return nil
@@ -256,16 +288,20 @@ func isHexHash(s string) bool {
 	return len(s) == 64 && strings.Trim(s, "0123456789abcdef") == ""
 }
 
-// expected signs a copy of r holding only the headers the client signed,
-// and returns the signature the SDK's signer computes for it.
-func (v *Verifier) expected(r *http.Request, a *authHeader, secret string, t time.Time, payloadHash string) (string, error) {
+// sdkSignature signs a copy of r holding only the headers the client
+// signed, and returns the signature the SDK's signer computes for it. Each
+// call has a signer of its own: a signer keeps the last signing key it
+// derived for a region and service, and would use it for the same access
+// key id with another secret (a key rotated) until the day ends.
+func sdkSignature(r *http.Request, a *authHeader, secret string, t time.Time, payloadHash string) (string, error) {
 	req, err := http.NewRequest(r.Method, "http://"+r.Host+r.URL.RequestURI(), nil)
 	if err != nil {
 		return "", err
 	}
 	req.Host = r.Host
 	creds := aws.Credentials{AccessKeyID: a.accessKey, SecretAccessKey: secret}
-	for _, name := range a.signedHeaders {
+	signed := strings.Split(a.signedHeaders, ";")
+	for _, name := range signed {
 		switch name {
 		case "host", "x-amz-date":
 		case "content-length":
@@ -276,14 +312,14 @@ func (v *Verifier) expected(r *http.Request, a *authHeader, secret string, t tim
 			req.Header[http.CanonicalHeaderKey(name)] = r.Header.Values(name)
 		}
 	}
-	if err := signer.SignHTTP(context.Background(), creds, req, payloadHash, a.service, a.region, t); err != nil {
+	if err := v4.NewSigner().SignHTTP(context.Background(), creds, req, payloadHash, a.service, a.region, t); err != nil {
 		return "", err
 	}
 	got, perr := parseAuthorization(req.Header.Get("Authorization"))
 	if perr != nil {
 		return "", perr
 	}
-	if strings.Join(got.signedHeaders, ";") != strings.Join(a.signedHeaders, ";") {
+	if got.signedHeaders != a.signedHeaders {
 		return "", invalidSignature("signed headers differ")
 	}
 	return got.signature, nil
