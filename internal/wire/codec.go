@@ -113,8 +113,12 @@ func decodeJSON(body []byte, v any) error {
 		}
 		return jsonError(err)
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return &DecodeError{Reason: "unexpected data after the JSON object"}
+	// Anything but white space after the object (what Token would read
+	// rather than io.EOF) is refused.
+	for _, c := range body[dec.InputOffset():] {
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			return &DecodeError{Reason: "unexpected data after the JSON object"}
+		}
 	}
 	return checkJSONKeys(body, reflect.TypeOf(v))
 }
