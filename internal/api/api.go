@@ -12,7 +12,9 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -165,17 +167,34 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, p, reqID, ex, msg)
 		return
 	}
-	body, encErr := wire.Encode(p, out)
+	buf := outputs.Get().(*[]byte)
+	body, encErr := wire.AppendEncode((*buf)[:0], p, out)
 	if encErr != nil {
+		outputs.Put(buf)
 		h.log.Error("encoding output", "op", op, "request_id", reqID, "err", encErr)
 		code = "InternalServiceException"
 		h.writeError(w, p, reqID, exceptions[game.Internal], "An internal error occurred. Request ID: "+reqID)
 		return
 	}
 	h.writeHeaders(w, p, reqID)
+	// With its length declared, a large answer goes out as it is rather
+	// than in chunks: one write to the connection fewer.
+	w.Header()["Content-Length"] = []string{strconv.Itoa(len(body))}
 	w.WriteHeader(http.StatusOK)
 	w.Write(body)
+	// The server no longer holds body once Write returns: it is kept for
+	// the next answer, unless large.
+	if cap(body) <= maxPooledOutput {
+		*buf = body
+		outputs.Put(buf)
+	}
 }
+
+// outputs are buffers answers are encoded into, reused: a page of 20
+// sessions is some 14 KB.
+var outputs = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxPooledOutput = 256 << 10
 
 // logFailure logs an operation that failed inside the service: an error,
 // unless the caller went away before the answer (its connection closed,
@@ -274,12 +293,22 @@ func mediaType(ct string) string {
 
 func (h *Handler) writeHeaders(w http.ResponseWriter, p wire.Protocol, reqID string) {
 	hd := w.Header()
-	hd.Set("Content-Type", p.ContentType())
-	hd.Set("X-Amzn-Requestid", reqID)
 	if p == wire.CBOR {
-		hd.Set("Smithy-Protocol", "rpc-v2-cbor")
+		hd["Content-Type"] = cborContentType
+		hd["Smithy-Protocol"] = smithyProtocol
+	} else {
+		hd["Content-Type"] = jsonContentType
 	}
+	hd.Set("X-Amzn-Requestid", reqID)
 }
+
+// Header values every answer has, shared: each holds one value and has no
+// room for another, so adding a value to a header makes a new slice.
+var (
+	jsonContentType = []string{wire.ContentTypeJSON}[:1:1]
+	cborContentType = []string{wire.ContentTypeCBOR}[:1:1]
+	smithyProtocol  = []string{"rpc-v2-cbor"}[:1:1]
+)
 
 // MaxErrorMessage caps an error's message, in bytes: no request, however
 // large or wrong, makes a large answer.

@@ -101,7 +101,7 @@ func creationOrder(from *set, desc bool, after *store.SearchCursor, max int, mat
 	if after != nil {
 		at = &pos{after.C, after.P}
 	}
-	var out []*entry
+	out := make([]*entry, 0, min(max, 64))
 	visit := func(e *entry) bool {
 		if match(e) {
 			out = append(out, e)
@@ -112,6 +112,9 @@ func creationOrder(from *set, desc bool, after *store.SearchCursor, max int, mat
 		from.descend(at, visit)
 	} else {
 		from.ascend(at, visit)
+	}
+	if len(out) == 0 {
+		return nil // no match: no page, as the store answers
 	}
 	return out
 }

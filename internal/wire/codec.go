@@ -313,8 +313,15 @@ func goKind(t string) string {
 // structure. An output whose lists are already encoded (encoded.go) is
 // written by appending them.
 func Encode(p Protocol, v any) ([]byte, error) {
+	return AppendEncode(nil, p, v)
+}
+
+// AppendEncode is Encode appending to dst, for an output whose lists are
+// already encoded; any other output is encoded into a new slice, dst
+// unused.
+func AppendEncode(dst []byte, p Protocol, v any) ([]byte, error) {
 	if pe, ok := v.(preencoded); ok {
-		return pe.appendTo(nil, p)
+		return pe.appendTo(dst, p)
 	}
 	if p == CBOR {
 		if v == nil {

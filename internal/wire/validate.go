@@ -93,12 +93,11 @@ func (e *ValidationError) str(path, v string, min, max int, re *regexp.Regexp, e
 }
 
 func (e *ValidationError) num(path string, v float64, hasMin bool, min float64, hasMax bool, max float64) {
-	s := strconv.FormatFloat(v, 'f', -1, 64)
 	if hasMin && v < min {
-		e.add("'"+s+"'", path, "Member must have value greater than or equal to "+strconv.FormatFloat(min, 'f', -1, 64))
+		e.add("'"+strconv.FormatFloat(v, 'f', -1, 64)+"'", path, "Member must have value greater than or equal to "+strconv.FormatFloat(min, 'f', -1, 64))
 	}
 	if hasMax && v > max {
-		e.add("'"+s+"'", path, "Member must have value less than or equal to "+strconv.FormatFloat(max, 'f', -1, 64))
+		e.add("'"+strconv.FormatFloat(v, 'f', -1, 64)+"'", path, "Member must have value less than or equal to "+strconv.FormatFloat(max, 'f', -1, 64))
 	}
 }
 
