@@ -277,3 +277,35 @@ func TestSigningKeysBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestSigningKeysConcurrent: requests of several keys verified at once
+// share the kept signing keys and their HMACs safely (run with -race).
+func TestSigningKeysConcurrent(t *testing.T) {
+	keys := &keysOf{keys: map[string]string{"AKIDONE": "secret-one", "AKIDTWO": "secret-two"}}
+	v := &Verifier{Keys: keys, Region: "us-west-2", Now: func() time.Time { return signTime }}
+	type signed struct {
+		r    *http.Request
+		body []byte
+	}
+	var reqs []signed
+	for i := range 16 {
+		id, secret := "AKIDONE", "secret-one"
+		if i%2 == 1 {
+			id, secret = "AKIDTWO", "secret-two"
+		}
+		r, body := signedRequest(t, "/", id, secret, signTime)
+		reqs = append(reqs, signed{r, body})
+	}
+	var wg sync.WaitGroup
+	for _, s := range reqs {
+		wg.Go(func() {
+			for range 50 {
+				if _, _, aerr := v.Verify(s.r, s.body); aerr != nil {
+					t.Error(aerr)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
