@@ -29,7 +29,7 @@ func BenchmarkFrontDoor(b *testing.B) {
 	fleet := apitest.AnywhereFleet(b, e.Client(), "custom-bench", "bench")
 	ids := seedSessions(b, e.Server.Store(), fleet, 2000)
 	keys := access.Static(map[string]string{apitest.AccessKey: apitest.SecretKey})
-	h := api.New(e.Server.Service(), e.Server.Sessions(), e.Server.Queues(), e.Server.FlexMatch(), e.Server.Containers(), api.Options{
+	h := api.New(e.Server.Service(), e.Server.Sessions(), e.Server.Queues(), e.Server.FlexMatch(), e.Server.Containers(), e.Server.Computes(), e.Server.Processes(), api.Options{
 		Verifier: &api.Verifier{Keys: keys, Region: apitest.Region},
 		Limiter:  access.NewLimiter(access.Rate{PerSecond: access.MaxRate, Burst: access.MaxBurst}, nil),
 	})
