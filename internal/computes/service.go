@@ -57,12 +57,7 @@ type Config struct {
 }
 
 func (c *Config) defaults() {
-	if c.Account.Region == "" {
-		c.Account.Region = "us-west-2"
-	}
-	if c.Account.ID == "" {
-		c.Account.ID = "000000000000"
-	}
+	c.Account = c.Account.OrDefaults()
 	if c.AuthTokenTTL == 0 {
 		c.AuthTokenTTL = 15 * time.Minute
 	}

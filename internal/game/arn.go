@@ -14,6 +14,18 @@ type Account struct {
 	ID     string // 12 digits
 }
 
+// OrDefaults is a with what it leaves empty filled in: the region
+// us-west-2, the account 000000000000.
+func (a Account) OrDefaults() Account {
+	if a.Region == "" {
+		a.Region = "us-west-2"
+	}
+	if a.ID == "" {
+		a.ID = "000000000000"
+	}
+	return a
+}
+
 func (a Account) arn(resource string) string {
 	return "arn:" + Partition + ":gamelift:" + a.Region + ":" + a.ID + ":" + resource
 }

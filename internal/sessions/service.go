@@ -76,12 +76,7 @@ type Config struct {
 }
 
 func (c *Config) defaults() {
-	if c.Account.Region == "" {
-		c.Account.Region = "us-west-2"
-	}
-	if c.Account.ID == "" {
-		c.Account.ID = "000000000000"
-	}
+	c.Account = c.Account.OrDefaults()
 	if c.ReservationTimeout == 0 {
 		c.ReservationTimeout = 60 * time.Second
 	}
