@@ -35,6 +35,10 @@ func (s *Service) Run(ctx context.Context) {
 		defer func() { done <- struct{}{} }()
 		every(ctx, nil, func() { s.logSweep(ctx, s.BeatNode(ctx)) })
 	}()
+	if s.cfg.ManualTimers {
+		<-ctx.Done()
+		return
+	}
 	every(ctx, nil, func() { s.sweepTimers(ctx) })
 }
 

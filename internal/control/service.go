@@ -75,6 +75,12 @@ type Config struct {
 	// FaultInjection turns on InjectFault (faults.go): off unless asked
 	// for ("anylift dev" asks; "anylift serve" with --allow-fault-injection).
 	FaultInjection bool
+	// ManualTimers leaves the timers to Sweep: the background loop does
+	// not run them at each tick (tests that move a clock by hand and run
+	// the timers themselves, so that no sweep lands between two of their
+	// steps). The heartbeat, fleet assignment, placer and scaler loops run
+	// as ever.
+	ManualTimers bool
 }
 
 func (c *Config) defaults() {

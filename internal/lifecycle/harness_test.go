@@ -58,6 +58,7 @@ func newHarness(t *testing.T, opts ...apitest.Option) *harness {
 	clk := &clock{now: time.Now().UTC().Truncate(time.Millisecond)}
 	opts = append([]apitest.Option{func(c *server.Config) {
 		c.Now = clk.Now
+		c.ManualTimers = true // the timers run at h.sweep only
 		c.ProcessLostGrace = 30 * time.Second
 	}}, opts...)
 	env := apitest.Start(t, opts...)

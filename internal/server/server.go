@@ -130,6 +130,10 @@ type Config struct {
 
 	Log *slog.Logger
 	Now func() time.Time // the clock; time.Now when nil
+	// ManualTimers runs the service's timers only when Service().Sweep
+	// is called, never on the background loop's tick: for tests that
+	// drive Now by hand and sweep between their steps.
+	ManualTimers bool
 }
 
 // Server is a running Anylift service.
@@ -305,6 +309,7 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 		NodeAddress:          s.nodeAddress(),
 		NodeTTL:              cfg.NodeTTL,
 		FaultInjection:       cfg.AllowFaultInjection,
+		ManualTimers:         cfg.ManualTimers,
 	}, cfg.Now, cfg.Log)
 	s.qs = queueing.New(notifying, s.svc, queueing.Config{Account: s.svc.Config().Account,
 		MaxPlayersPerSession: s.svc.Config().MaxPlayersPerSession}, cfg.Now, cfg.Log)
