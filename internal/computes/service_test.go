@@ -17,5 +17,6 @@ func newService(st store.Store, now func() time.Time) *Service {
 	ctl.SetProcesses(ps)
 	s := New(st, ps, Config{}, now)
 	ctl.SetComputes(s)
+	ps.SetComputes(s)
 	return s
 }

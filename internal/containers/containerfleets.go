@@ -543,7 +543,7 @@ type ContainerCompute struct {
 // auth token for its game server. Registering a name again mints another
 // token. InvalidRequest when the fleet is not an ACTIVE container fleet.
 func (s *Service) RegisterContainerCompute(ctx context.Context, cc ContainerCompute) (token string, err error) {
-	secret, hash := s.ctl.NewComputeToken()
+	secret, hash := s.computes.NewToken()
 	err = s.update(ctx, func(tx store.Tx) error {
 		f, err := getContainerFleet(tx, cc.FleetID)
 		if err != nil {
@@ -590,7 +590,7 @@ func (s *Service) ContainerComputeRunning(ctx context.Context, fleetID, name, ip
 // has stopped: the sessions it hosted end, its auth tokens go. A compute
 // already gone is not an error.
 func (s *Service) RemoveContainerCompute(ctx context.Context, fleetID, name string) error {
-	err := s.update(ctx, func(tx store.Tx) error { return s.ctl.RemoveCompute(tx, fleetID, name) })
+	err := s.update(ctx, func(tx store.Tx) error { return s.computes.Deregister(tx, fleetID, name) })
 	if game.IsKind(err, game.NotFound) {
 		return nil
 	}
@@ -811,7 +811,7 @@ func (s *Service) removeIfIdle(tx store.Tx, fleetID, name string) (bool, error) 
 	if err != nil || len(live) > 0 {
 		return false, err
 	}
-	if err := s.ctl.RemoveCompute(tx, fleetID, name); err != nil && !game.IsKind(err, game.NotFound) {
+	if err := s.computes.Deregister(tx, fleetID, name); err != nil && !game.IsKind(err, game.NotFound) {
 		return false, err
 	}
 	return true, nil
@@ -858,7 +858,7 @@ func (s *Service) TerminateContainerGroup(ctx context.Context, fleetID, name str
 		if err := tx.UpdateCompute(c); err != nil {
 			return err
 		}
-		if told, err = s.ctl.TerminateCompute(tx, fleetID, name); err != nil {
+		if told, err = s.procs.TerminateCompute(tx, fleetID, name); err != nil {
 			return err
 		}
 		leaving = true
@@ -867,7 +867,7 @@ func (s *Service) TerminateContainerGroup(ctx context.Context, fleetID, name str
 	if err != nil {
 		return false, err
 	}
-	s.ctl.TellTerminate(told, at)
+	s.procs.TellTerminate(told, at)
 	return leaving, nil
 }
 
@@ -889,7 +889,7 @@ func (s *Service) FinishContainerGroup(ctx context.Context, fleetID, name string
 		if err != nil || c.Status != game.ComputeTerminating || !s.clock().Before(c.TerminationTime) {
 			return err
 		}
-		settled, err := s.ctl.ComputeSettled(tx, c)
+		settled, err := s.procs.ComputeSettled(tx, c)
 		waiting = !settled
 		return err
 	})
@@ -909,13 +909,13 @@ func (s *Service) FinishContainerGroup(ctx context.Context, fleetID, name string
 		} else if err != nil || c.Status != game.ComputeTerminating {
 			return err
 		}
-		ended, done, err = s.ctl.FinishCompute(tx, c, !s.clock().Before(c.TerminationTime))
+		ended, done, err = s.procs.FinishCompute(tx, c, !s.clock().Before(c.TerminationTime))
 		return err
 	})
 	if err != nil {
 		return false, err
 	}
-	s.ctl.ProcessesEnded(ended)
+	s.procs.ProcessesEnded(ended)
 	return done, nil
 }
 
@@ -979,12 +979,12 @@ func (s *Service) ContainerGroupStopped(ctx context.Context, fleetID, name, code
 		if err := s.ctl.RecordEvent(tx, fleetID, resource, code, message); err != nil {
 			return err
 		}
-		ended, err = s.ctl.EndCompute(tx, fleetID, name)
+		ended, err = s.procs.EndCompute(tx, fleetID, name)
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	s.ctl.ProcessesEnded(ended)
+	s.procs.ProcessesEnded(ended)
 	return nil
 }

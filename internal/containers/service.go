@@ -12,14 +12,16 @@
 //
 // It runs over the store, each operation one transaction of its own
 // records (container group definitions, scaling policies, a container
-// fleet's attributes and capacity). What it needs of the rest of the
-// control plane (a fleet event, a fleet inserted or deleted as any fleet
-// is, a compute deregistered or its server processes ended, a compute's
-// auth token, fleet ownership) it asks through Control, which
-// internal/control's Service implements; control in turn runs the scaler,
-// tells it of a session's demand and asks it a container fleet's capacity
-// (control.Containers). Neither package imports the other;
-// internal/server wires them together.
+// fleet's attributes and capacity). What a group's removal does to its
+// server processes it asks of them (Processes, which internal/processes
+// implements), a group's compute deregistered and its token of the
+// computes (Computes, internal/computes). What it needs of the rest of
+// the control plane (a fleet event, a fleet inserted or deleted as any
+// fleet is, the protection policy's change, fleet ownership) it asks
+// through Control, which internal/control's Service implements; control
+// in turn runs the scaler, tells it of a session's demand and asks it a
+// container fleet's capacity (control.Containers). None of these packages
+// imports another; internal/server wires them together.
 package containers
 
 import (
@@ -45,9 +47,15 @@ type Control interface {
 	RemoveFleet(tx store.Tx, f *game.Fleet) error
 	// ProtectionChanged records the protection policy's change from old.
 	ProtectionChanged(tx store.Tx, f *game.Fleet, old string) error
-	// RemoveCompute deregisters a compute: its sessions end, it goes with
-	// its auth tokens. NotFound when it is not there.
-	RemoveCompute(tx store.Tx, fleetID, name string) error
+	// Owns reports whether this node acts for fleetID.
+	Owns(fleetID string) bool
+}
+
+// Processes is what container fleets need of the server processes
+// (internal/processes implements it): what the removal of a game server
+// container group does to the processes it runs. Methods taking a
+// transaction run inside it.
+type Processes interface {
 	// EndCompute ends what is left of a compute's server processes and
 	// their sessions (TERMINATED, INTERRUPTED) and deregisters it; it
 	// returns the processes ended.
@@ -75,11 +83,18 @@ type Control interface {
 	// ComputeSettled reports, reading inside tx, whether FinishCompute
 	// would end terminating compute c without force.
 	ComputeSettled(tx store.Tx, c *game.Compute) (bool, error)
-	// NewComputeToken mints a compute auth token: the secret, and the
-	// hash it is stored under.
-	NewComputeToken() (secret, hash string)
-	// Owns reports whether this node acts for fleetID.
-	Owns(fleetID string) bool
+}
+
+// Computes is what container fleets need of the computes
+// (internal/computes implements it): a group's compute deregistered, and
+// the auth token a group's processes connect with.
+type Computes interface {
+	// Deregister ends a compute's game sessions and deletes it with its
+	// auth tokens inside tx: NotFound when it is not there.
+	Deregister(tx store.Tx, fleetID, name string) error
+	// NewToken mints a compute auth token without storing it: the
+	// secret, and the hash it is stored under.
+	NewToken() (secret, hash string)
 }
 
 // Config holds the service's settings; zero values take the defaults.
@@ -101,19 +116,22 @@ type Config struct {
 // Service implements the container fleet, container group definition and
 // scaling operations and the scaler.
 type Service struct {
-	store store.Store
-	ctl   Control
-	cfg   Config
-	now   func() time.Time
-	log   *slog.Logger
+	store    store.Store
+	ctl      Control
+	procs    Processes
+	computes Computes
+	cfg      Config
+	now      func() time.Time
+	log      *slog.Logger
 	// scaler is the scaling policies' state on this node (scaler.go).
 	scaler *scaler
 }
 
-// New returns the container fleet service over st, asking ctl for the
-// rest of the control plane. now is the clock (time.Now when nil): the
-// one ctl runs on.
-func New(st store.Store, ctl Control, cfg Config, now func() time.Time, log *slog.Logger) *Service {
+// New returns the container fleet service over st, asking procs what a
+// group's removal does to its processes, computes for its compute and
+// token, and ctl for the rest of the control plane. now is the clock
+// (time.Now when nil): the one ctl runs on.
+func New(st store.Store, ctl Control, procs Processes, computes Computes, cfg Config, now func() time.Time, log *slog.Logger) *Service {
 	if cfg.ScaleDownDelay == 0 {
 		cfg.ScaleDownDelay = defaultScaleDownDelay
 	}
@@ -126,7 +144,7 @@ func New(st store.Store, ctl Control, cfg Config, now func() time.Time, log *slo
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{store: st, ctl: ctl, cfg: cfg, now: now, log: log, scaler: newScaler()}
+	return &Service{store: st, ctl: ctl, procs: procs, computes: computes, cfg: cfg, now: now, log: log, scaler: newScaler()}
 }
 
 // DefaultTerminationWait is Config.TerminationWait's default: GameLift

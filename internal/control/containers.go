@@ -2,7 +2,6 @@ package control
 
 import (
 	"context"
-	"time"
 
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/store"
@@ -13,14 +12,15 @@ import (
 // scaling (internal/containers): container group definitions, container
 // fleets, their desired capacity, scaling policies, fleet actions and the
 // scaler. That package reads and writes its own records (container group definitions, scaling
-// policies, a container fleet's attributes and capacity) in the store;
-// what it needs of the rest of the control plane it asks through the
-// methods below, each run inside the caller's transaction unless it says
+// policies, a container fleet's attributes and capacity) in the store,
+// and asks the server processes (containers.Processes) and the computes
+// (containers.Computes) what a group's removal does to them. What it
+// needs of the rest of the control plane it asks through the methods
+// below, each run inside the caller's transaction unless it says
 // otherwise: a fleet event recorded, a fleet inserted or deleted as any
-// fleet is, a compute deregistered or its server processes ended, a
-// compute's auth token minted, whether this node owns a fleet
-// (containers.Control). What control needs of it, it asks through
-// Containers.
+// fleet is, the protection policy's change recorded, whether this node
+// owns a fleet (containers.Control). What control needs of it, it asks
+// through Containers.
 
 // Containers is container fleets and their scaler as control sees them.
 type Containers interface {
@@ -90,51 +90,3 @@ func (s *Service) RemoveFleet(tx store.Tx, f *game.Fleet) error { return s.delet
 func (s *Service) ProtectionChanged(tx store.Tx, f *game.Fleet, old string) error {
 	return s.protectionChanged(tx, f, old)
 }
-
-// RemoveCompute deregisters a compute inside tx: the sessions it hosts
-// end, it goes with its auth tokens. NotFound when it is not there.
-func (s *Service) RemoveCompute(tx store.Tx, fleetID, name string) error {
-	return s.deregister(tx, fleetID, name)
-}
-
-// EndCompute ends what is left of a compute's server processes, their
-// game sessions TERMINATED (INTERRUPTED), and deregisters the compute,
-// inside tx (Processes.EndCompute).
-func (s *Service) EndCompute(tx store.Tx, fleetID, name string) ([]*game.Process, error) {
-	return s.procs.EndCompute(tx, fleetID, name)
-}
-
-// ProcessesEnded closes what connections are left of processes EndCompute
-// or FinishCompute ended. Call it after the change commits.
-func (s *Service) ProcessesEnded(ended []*game.Process) { s.procs.ProcessesEnded(ended) }
-
-// TerminateCompute starts ending a compute's server processes inside tx
-// (Processes.TerminateCompute); it returns every process to send
-// TerminateProcess (TellTerminate, once tx has committed).
-func (s *Service) TerminateCompute(tx store.Tx, fleetID, name string) ([]*game.Process, error) {
-	return s.procs.TerminateCompute(tx, fleetID, name)
-}
-
-// TellTerminate sends each process TerminateProcess with termination
-// time at.
-func (s *Service) TellTerminate(procs []*game.Process, at time.Time) {
-	s.procs.TellTerminate(procs, at)
-}
-
-// FinishCompute ends terminating compute c inside tx once none of its
-// server processes is connected and hosting a live game session, or at
-// once when force (Processes.FinishCompute).
-func (s *Service) FinishCompute(tx store.Tx, c *game.Compute, force bool) (ended []*game.Process, done bool, err error) {
-	return s.procs.FinishCompute(tx, c, force)
-}
-
-// ComputeSettled reports, inside tx (a read), whether none of c's server
-// processes is connected and hosting a live game session.
-func (s *Service) ComputeSettled(tx store.Tx, c *game.Compute) (bool, error) {
-	return s.procs.ComputeSettled(tx, c)
-}
-
-// NewComputeToken mints a compute auth token (Computes.NewToken): the
-// secret handed to the game server, and the hash it is stored and looked
-// up by.
-func (s *Service) NewComputeToken() (secret, hash string) { return s.computes.NewToken() }

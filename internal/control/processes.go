@@ -2,7 +2,6 @@ package control
 
 import (
 	"context"
-	"time"
 
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/store"
@@ -19,9 +18,9 @@ import (
 // inside the caller's transaction unless it says otherwise: a fleet event
 // (RecordEvent, containers.go), the placer woken and the placement hooks
 // of a session's activation and end, fault injection's hooks on a health
-// report and a held start, a compute's token minted or the compute removed
-// (RemoveCompute, containers.go). What control needs of it, it asks
-// through Processes.
+// report and a held start. What control needs of it, it asks through
+// Processes. A container group's removal reaches it from internal/containers
+// directly (containers.Processes).
 
 // Processes is the server processes as control sees them.
 type Processes interface {
@@ -54,14 +53,6 @@ type Processes interface {
 	// Drop cuts a process's, reporting whether it had one here.
 	CanDrop() bool
 	Drop(k store.ProcessKey) bool
-	// What the removal of a container group does to its processes
-	// (containers.Control, containers.go).
-	EndCompute(tx store.Tx, fleetID, name string) ([]*game.Process, error)
-	ProcessesEnded(ended []*game.Process)
-	TerminateCompute(tx store.Tx, fleetID, name string) ([]*game.Process, error)
-	TellTerminate(procs []*game.Process, at time.Time)
-	FinishCompute(tx store.Tx, c *game.Compute, force bool) ([]*game.Process, bool, error)
-	ComputeSettled(tx store.Tx, c *game.Compute) (bool, error)
 }
 
 // SetProcesses makes the sweeps run p's timers, and a fleet's deletion,
@@ -93,12 +84,6 @@ func (s *Service) HealthReportLost(k store.ProcessKey) bool { return s.healthRep
 // StartHeld reports whether a PLACEMENT_DELAY fault holds the start of
 // game session id back (a heartbeat or a reconnect must not send it).
 func (s *Service) StartHeld(id string) bool { return s.startHeld(id) }
-
-// MintAuthToken mints and stores an auth token for a registered compute
-// (Computes.MintAuthToken), for a RefreshConnection.
-func (s *Service) MintAuthToken(ctx context.Context, fleetID, computeName string) (*game.AuthToken, error) {
-	return s.mintAuthToken(ctx, fleetID, computeName)
-}
 
 func (s *Service) endFleetSessions(tx store.Tx, fleetID string) error {
 	if s.procs == nil {

@@ -31,7 +31,7 @@ func (s *Service) EndCompute(tx store.Tx, fleetID, name string) ([]*game.Process
 			return nil, err
 		}
 	}
-	return ended, s.ctl.RemoveCompute(tx, fleetID, name)
+	return ended, s.deregister(tx, fleetID, name)
 }
 
 // ProcessesEnded closes what connections are left of processes EndCompute
@@ -122,7 +122,7 @@ func (s *Service) FinishCompute(tx store.Tx, c *game.Compute, force bool) (ended
 			return nil, false, err
 		}
 	}
-	if err := s.ctl.RemoveCompute(tx, c.FleetID, c.Name); err != nil && !game.IsKind(err, game.NotFound) {
+	if err := s.deregister(tx, c.FleetID, c.Name); err != nil && !game.IsKind(err, game.NotFound) {
 		return nil, false, err
 	}
 	return procs, true, nil

@@ -102,7 +102,7 @@ func (s *Service) sweepProcess(ctx context.Context, ref Ref, now time.Time) erro
 // refreshConnection mints a new auth token for the process's compute and
 // sends RefreshConnection; the process reconnects with it.
 func (s *Service) refreshConnection(ctx context.Context, p *game.Process) error {
-	out, err := s.ctl.MintAuthToken(ctx, p.FleetID, p.ComputeName)
+	out, err := s.mintAuthToken(ctx, p.FleetID, p.ComputeName)
 	if err != nil {
 		return err
 	}

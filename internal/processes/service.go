@@ -13,8 +13,9 @@
 // It runs over the store, each operation one transaction of processes,
 // game sessions and player sessions. What it needs of the rest of the
 // control plane (a fleet event, the placement hooks and the placer's
-// wake, fault injection's hooks, a compute's token or its removal) it asks
-// through Control, which internal/control's Service implements; control
+// wake, fault injection's hooks) it asks through Control, which
+// internal/control's Service implements, and a compute's token or its
+// removal through Computes (internal/computes); control
 // in turn reaches it through control.Processes (a fleet's or a compute's
 // sessions ended, pushes to a session's process, what faults do to
 // processes, the process timers among the sweeps). Neither package imports
@@ -52,12 +53,19 @@ type Control interface {
 	// StartHeld reports whether an injected fault holds the start of
 	// game session id back.
 	StartHeld(id string) bool
+}
+
+// Computes is what server processes need of the computes
+// (internal/computes implements it). Methods taking a transaction run
+// inside it.
+type Computes interface {
 	// MintAuthToken mints and stores an auth token for a registered
-	// compute; the result carries the secret.
-	MintAuthToken(ctx context.Context, fleetID, computeName string) (*game.AuthToken, error)
-	// RemoveCompute deregisters a compute inside tx (its sessions end
-	// through EndComputeSessions): NotFound when it is not there.
-	RemoveCompute(tx store.Tx, fleetID, name string) error
+	// compute, for a RefreshConnection; the result carries the secret.
+	MintAuthToken(ctx context.Context, fleetID, name string) (*game.AuthToken, error)
+	// Deregister deletes a compute with its auth tokens, a container
+	// group's once its processes are ended (its sessions end through
+	// EndComputeSessions): NotFound when it is not there.
+	Deregister(tx store.Tx, fleetID, name string) error
 }
 
 // Config holds the service's settings; zero values take the defaults
@@ -129,6 +137,9 @@ type Service struct {
 	pusher Pusher
 	// hosts answers which process hosts which session when set (hosts.go).
 	hosts Hosts
+	// computes mints tokens and deregisters computes; nil until
+	// SetComputes.
+	computes Computes
 }
 
 // New returns the server process service over st, asking ctl for the
@@ -143,6 +154,25 @@ func New(st store.Store, ctl Control, cfg Config, now func() time.Time, log *slo
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Service{store: st, ctl: ctl, cfg: cfg, now: now, log: log}
+}
+
+// SetComputes makes a RefreshConnection's token and a container group's
+// compute removal go through c. Call it before the service serves
+// requests and before its timers run.
+func (s *Service) SetComputes(c Computes) { s.computes = c }
+
+func (s *Service) mintAuthToken(ctx context.Context, fleetID, name string) (*game.AuthToken, error) {
+	if s.computes == nil {
+		return nil, game.Errorf(game.Internal, "compute %s: no compute service is set", name)
+	}
+	return s.computes.MintAuthToken(ctx, fleetID, name)
+}
+
+func (s *Service) deregister(tx store.Tx, fleetID, name string) error {
+	if s.computes == nil {
+		return game.Errorf(game.Internal, "compute %s: no compute service is set", name)
+	}
+	return s.computes.Deregister(tx, fleetID, name)
 }
 
 // clock returns the current time, truncated to the millisecond precision

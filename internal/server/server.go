@@ -317,8 +317,6 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 	s.fm = flexmatch.New(notifying, s.svc, s.qs, flexmatch.Config{Account: s.svc.Config().Account}, cfg.Now, cfg.Log)
 	s.svc.SetMatchmaker(s.fm)
 	s.qs.SetMatchmaker(s.fm)
-	s.cs = containers.New(notifying, s.svc, containers.Config{Account: s.svc.Config().Account}, cfg.Now, cfg.Log)
-	s.svc.SetContainers(s.cs)
 	s.ss = sessions.New(notifying, s.svc, sessions.Config{Account: s.svc.Config().Account,
 		ReservationTimeout: s.svc.Config().ReservationTimeout, MaxPlayersPerSession: s.svc.Config().MaxPlayersPerSession,
 		SearchPageSize: cfg.SearchPageSize}, cfg.Now)
@@ -332,6 +330,9 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 	s.cp = computes.New(notifying, s.ps, computes.Config{Account: s.svc.Config().Account, AuthTokenTTL: s.svc.Config().AuthTokenTTL,
 		AcceptExpiredTokens: cfg.AcceptExpiredAuthTokens, SDKEndpoint: s.svc.Config().SDKEndpoint, AgentEndpoint: agentEndpoint}, cfg.Now)
 	s.svc.SetComputes(s.cp)
+	s.ps.SetComputes(s.cp)
+	s.cs = containers.New(notifying, s.svc, s.ps, s.cp, containers.Config{Account: s.svc.Config().Account}, cfg.Now, cfg.Log)
+	s.svc.SetContainers(s.cs)
 	if err := s.loadLive(ctx); err != nil {
 		s.closeListeners()
 		return nil, err
