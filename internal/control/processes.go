@@ -16,9 +16,10 @@ import (
 // player sessions in the store; what it needs of the rest of the control
 // plane it asks through the methods below (processes.Control), each run
 // inside the caller's transaction unless it says otherwise: a fleet event
-// (RecordEvent, containers.go), the placer woken and the placement hooks
-// of a session's activation and end, fault injection's hooks on a health
-// report and a held start. What control needs of it, it asks through
+// (RecordEvent, containers.go), fault injection's hooks on a health report
+// and a held start. The placer's wake and the placement hooks of a
+// session's activation and end it asks of the queues directly
+// (processes.Queues). What control needs of it, it asks through
 // Processes. A container group's removal reaches it from internal/containers
 // directly (containers.Processes).
 
@@ -59,23 +60,6 @@ type Processes interface {
 // the pushes to a session's process and the faults acting on processes go
 // through p. Call it before Run and before serving requests.
 func (s *Service) SetProcesses(p Processes) { s.procs = p }
-
-// WakePlacer asks the queues' placer to look for placements to place: a
-// process can take a game session now.
-func (s *Service) WakePlacer() { s.wakePlacer() }
-
-// FulfilPlacement is called inside the transaction in which gs becomes
-// ACTIVE: the queue placement that made it, if any, is fulfilled.
-func (s *Service) FulfilPlacement(tx store.Tx, gs *game.GameSession) error {
-	return s.fulfilPlacement(tx, gs)
-}
-
-// PlacementSessionEnded is called inside the transaction in which gs
-// ends while ACTIVATING: the placement that made it, if any, is placed
-// again or fails.
-func (s *Service) PlacementSessionEnded(tx store.Tx, gs *game.GameSession) error {
-	return s.placementSessionEnded(tx, gs)
-}
 
 // HealthReportLost is ProcessHeartbeat's fault hook: whether a
 // MISS_HEALTH_CHECKS fault loses this report of process k.

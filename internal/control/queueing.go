@@ -26,21 +26,12 @@ type Queues interface {
 	// SweepPlacements times placements out and retries those waiting
 	// for capacity; the sweeps run it before the matchmaker's step.
 	SweepPlacements(ctx context.Context) error
-	// WakePlacer asks the placer to look for placements to place: a
-	// process can take a game session now.
-	WakePlacer()
-	// SessionActivated is called inside the transaction in which gs
-	// becomes ACTIVE: the placement that made it, if any, is fulfilled.
-	SessionActivated(tx store.Tx, gs *game.GameSession) error
-	// SessionEnded is called inside the transaction in which gs ends
-	// while ACTIVATING: the placement that made it, if any, is placed
-	// again or fails.
-	SessionEnded(tx store.Tx, gs *game.GameSession) error
 }
 
-// SetQueues makes Run run q's placer and the sweeps its placement sweep,
-// and tells q of its provisional sessions' activation and end. Call it
-// before Run; without it nothing is placed from a queue.
+// SetQueues makes Run run q's placer and the sweeps its placement sweep.
+// Call it before Run; without it nothing is placed from a queue. A
+// provisional session's activation and end reach the queues from the
+// server processes (processes.Queues).
 func (s *Service) SetQueues(q Queues) { s.queues = q }
 
 func (s *Service) runPlacer(ctx context.Context) {
@@ -54,26 +45,6 @@ func (s *Service) sweepPlacements(ctx context.Context) error {
 		return nil
 	}
 	return s.queues.SweepPlacements(ctx)
-}
-
-func (s *Service) wakePlacer() {
-	if s.queues != nil {
-		s.queues.WakePlacer()
-	}
-}
-
-func (s *Service) fulfilPlacement(tx store.Tx, gs *game.GameSession) error {
-	if s.queues == nil {
-		return nil
-	}
-	return s.queues.SessionActivated(tx, gs)
-}
-
-func (s *Service) placementSessionEnded(tx store.Tx, gs *game.GameSession) error {
-	if s.queues == nil {
-		return nil
-	}
-	return s.queues.SessionEnded(tx, gs)
 }
 
 // CreatePlacedSession creates placement p's game session on a free

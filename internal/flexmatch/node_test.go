@@ -30,10 +30,12 @@ type node struct {
 
 func newNode(st store.Store, cfg control.Config, now func() time.Time) *node {
 	ctl := control.New(st, cfg, now, nil)
-	ctl.SetProcesses(processes.New(st, ctl, processes.Config{NodeID: ctl.NodeID(), NodeTTL: ctl.Config().NodeTTL,
-		ReservationTimeout: ctl.Config().ReservationTimeout}, now, nil))
+	ps := processes.New(st, ctl, processes.Config{NodeID: ctl.NodeID(), NodeTTL: ctl.Config().NodeTTL,
+		ReservationTimeout: ctl.Config().ReservationTimeout}, now, nil)
+	ctl.SetProcesses(ps)
 	qs := queueing.New(st, ctl, queueing.Config{Account: ctl.Config().Account, MaxPlayersPerSession: ctl.Config().MaxPlayersPerSession}, now, nil)
 	ctl.SetQueues(qs)
+	ps.SetQueues(qs)
 	ctl.SetSessions(sessions.New(st, ctl, sessions.Config{Account: ctl.Config().Account,
 		ReservationTimeout: ctl.Config().ReservationTimeout, MaxPlayersPerSession: ctl.Config().MaxPlayersPerSession}, now))
 	fm := New(st, ctl, qs, Config{Account: ctl.Config().Account}, now, nil)

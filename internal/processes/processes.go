@@ -106,7 +106,7 @@ func (s *Service) ProcessReady(ctx context.Context, ref Ref, r *sdkwire.Activate
 		return nil
 	})
 	if err == nil && first {
-		s.ctl.WakePlacer() // a process can take a game session now
+		s.wakePlacer() // a process can take a game session now
 	}
 	return err
 }
@@ -165,7 +165,7 @@ func (s *Service) ProcessHeartbeat(ctx context.Context, ref Ref, healthy bool) e
 		s.SendTerminate(sick)
 	}
 	if err == nil && freed {
-		s.ctl.WakePlacer() // a process can take a game session now
+		s.wakePlacer() // a process can take a game session now
 	}
 	return err
 }
@@ -236,7 +236,7 @@ func (s *Service) ProcessActivateGameSession(ctx context.Context, ref Ref, gameS
 		if err := tx.UpdateGameSession(gs); err != nil {
 			return err
 		}
-		return s.ctl.FulfilPlacement(tx, gs)
+		return s.placementActivated(tx, gs)
 	})
 }
 

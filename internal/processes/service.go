@@ -12,9 +12,10 @@
 //
 // It runs over the store, each operation one transaction of processes,
 // game sessions and player sessions. What it needs of the rest of the
-// control plane (a fleet event, the placement hooks and the placer's
-// wake, fault injection's hooks) it asks through Control, which
-// internal/control's Service implements, and a compute's token or its
+// control plane it asks through Control, which internal/control's
+// Service implements (a fleet event, fault injection's hooks), the
+// placer's wake and the placement hooks of a session's activation and end
+// through Queues (internal/queueing), and a compute's token or its
 // removal through Computes (internal/computes); control
 // in turn reaches it through control.Processes (a fleet's or a compute's
 // sessions ended, pushes to a session's process, what faults do to
@@ -38,21 +39,26 @@ type Control interface {
 	// RecordEvent adds a fleet event at now; resourceID empty means the
 	// fleet.
 	RecordEvent(tx store.Tx, fleetID, resourceID, code, message string) error
-	// WakePlacer tells the queues' placer a process can take a game
-	// session now.
-	WakePlacer()
-	// FulfilPlacement is called in the transaction in which gs becomes
-	// ACTIVE: the queue placement that made it, if any, is fulfilled.
-	FulfilPlacement(tx store.Tx, gs *game.GameSession) error
-	// PlacementSessionEnded is called in the transaction in which gs
-	// ends while ACTIVATING: its placement is placed again or fails.
-	PlacementSessionEnded(tx store.Tx, gs *game.GameSession) error
 	// HealthReportLost reports whether an injected fault loses this
 	// health report of process k.
 	HealthReportLost(k store.ProcessKey) bool
 	// StartHeld reports whether an injected fault holds the start of
 	// game session id back.
 	StartHeld(id string) bool
+}
+
+// Queues is what server processes need of the game session queues
+// (internal/queueing implements it). Methods taking a transaction run
+// inside it.
+type Queues interface {
+	// WakePlacer tells the placer a process can take a game session now.
+	WakePlacer()
+	// SessionActivated is called in the transaction in which gs becomes
+	// ACTIVE: the queue placement that made it, if any, is fulfilled.
+	SessionActivated(tx store.Tx, gs *game.GameSession) error
+	// SessionEnded is called in the transaction in which gs ends while
+	// ACTIVATING: its placement, if any, is placed again or fails.
+	SessionEnded(tx store.Tx, gs *game.GameSession) error
 }
 
 // Computes is what server processes need of the computes
@@ -140,6 +146,9 @@ type Service struct {
 	// computes mints tokens and deregisters computes; nil until
 	// SetComputes.
 	computes Computes
+	// queues hears of a free process and of a placed session's
+	// activation or end; nil until SetQueues.
+	queues Queues
 }
 
 // New returns the server process service over st, asking ctl for the
@@ -154,6 +163,32 @@ func New(st store.Store, ctl Control, cfg Config, now func() time.Time, log *slo
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Service{store: st, ctl: ctl, cfg: cfg, now: now, log: log}
+}
+
+// SetQueues makes a process that can take a game session wake q's
+// placer, and a session's activation or end while ACTIVATING reach q's
+// placement. Call it before the service serves requests; without it no
+// placement hears of its session.
+func (s *Service) SetQueues(q Queues) { s.queues = q }
+
+func (s *Service) wakePlacer() {
+	if s.queues != nil {
+		s.queues.WakePlacer()
+	}
+}
+
+func (s *Service) placementActivated(tx store.Tx, gs *game.GameSession) error {
+	if s.queues == nil {
+		return nil
+	}
+	return s.queues.SessionActivated(tx, gs)
+}
+
+func (s *Service) placementEnded(tx store.Tx, gs *game.GameSession) error {
+	if s.queues == nil {
+		return nil
+	}
+	return s.queues.SessionEnded(tx, gs)
 }
 
 // SetComputes makes a RefreshConnection's token and a container group's

@@ -47,7 +47,7 @@ func (s *Service) endSession(tx store.Tx, gs *game.GameSession, status, reason s
 	if err := tx.UpdateGameSession(gs); err != nil || !activating {
 		return err
 	}
-	return s.ctl.PlacementSessionEnded(tx, gs)
+	return s.placementEnded(tx, gs)
 }
 
 // endLostSessions ends sessions whose process is gone: ACTIVATING ones in ERROR, ACTIVE ones TERMINATED with reason

@@ -327,6 +327,7 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 		RefreshMargin: s.svc.Config().RefreshMargin, SDKEndpoint: s.svc.Config().SDKEndpoint,
 		SDKEndpointPublic: s.svc.Config().SDKEndpointPublic}, cfg.Now, cfg.Log)
 	s.svc.SetProcesses(s.ps)
+	s.ps.SetQueues(s.qs)
 	s.cp = computes.New(notifying, s.ps, computes.Config{Account: s.svc.Config().Account, AuthTokenTTL: s.svc.Config().AuthTokenTTL,
 		AcceptExpiredTokens: cfg.AcceptExpiredAuthTokens, SDKEndpoint: s.svc.Config().SDKEndpoint, AgentEndpoint: agentEndpoint}, cfg.Now)
 	s.svc.SetComputes(s.cp)
