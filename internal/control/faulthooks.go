@@ -147,9 +147,10 @@ func (s *Service) startOrHold(p *game.Process, gs *game.GameSession) {
 	s.pushStart(p, gs)
 }
 
-// startHeld reports whether a PLACEMENT_DELAY holds the start of game
-// session id back (a heartbeat or a reconnect must not send it early).
-func (s *Service) startHeld(id string) bool {
+// StartHeld reports whether a PLACEMENT_DELAY holds the start of game
+// session id back (a heartbeat or a reconnect must not send it early):
+// the server processes' hook (processes.Faults).
+func (s *Service) StartHeld(id string) bool {
 	if s.fx == nil {
 		return false
 	}
@@ -194,9 +195,9 @@ func (s *Service) placementHeld(p *game.Placement, fleetID, location string, now
 	return now.Before(m.until)
 }
 
-// healthReportLost is ProcessHeartbeat's hook: whether a
-// MISS_HEALTH_CHECKS fault loses this report.
-func (s *Service) healthReportLost(ref store.ProcessKey) bool {
+// HealthReportLost is ProcessHeartbeat's hook (processes.Faults):
+// whether a MISS_HEALTH_CHECKS fault loses this report of process ref.
+func (s *Service) HealthReportLost(ref store.ProcessKey) bool {
 	if s.fx == nil || s.fx.set.Empty() {
 		return false
 	}

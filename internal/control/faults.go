@@ -2,7 +2,6 @@ package control
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -12,7 +11,6 @@ import (
 	"github.com/anylift/anylift/internal/faults"
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/store"
-	"github.com/anylift/anylift/internal/wire"
 )
 
 // Fault injection, Anylift's own testing aid (docs/fault-injection.md):
@@ -151,11 +149,23 @@ func (s *Service) faultFleet(tx store.Tx, spec *faults.Spec) error {
 	return nil
 }
 
+// Connections is the process endpoint as fault injection sees it: Drop
+// cuts a process's connections on this node without a close frame, as a
+// failed network does, and reports whether it had one here. The endpoint
+// asks FaultRefusesConnection before it admits a reconnect.
+type Connections interface {
+	Drop(k store.ProcessKey) bool
+}
+
+// SetConnections lets DROP_CONNECTION faults cut connections through c.
+// Call it before serving requests; without it they are refused.
+func (s *Service) SetConnections(c Connections) { s.conns = c }
+
 // dropConnections cuts the connections of the connected processes in f's
 // scope held by this node; with a Duration, their reconnects are refused
 // until it is over. It answers the processes whose connection it cut.
 func (s *Service) dropConnections(ctx context.Context, f *faults.Fault) ([]string, error) {
-	if s.procs == nil || !s.procs.CanDrop() {
+	if s.conns == nil {
 		return nil, game.Errorf(game.Internal, "this server cannot drop process connections")
 	}
 	var procs []*game.Process
@@ -188,7 +198,7 @@ func (s *Service) dropConnections(ctx context.Context, f *faults.Fault) ([]strin
 	}
 	var dropped []string
 	for _, p := range procs {
-		if s.procs.Drop(keyOf(p)) {
+		if s.conns.Drop(keyOf(p)) {
 			dropped = append(dropped, p.PID)
 		}
 	}
@@ -206,38 +216,25 @@ func keyOf(p *game.Process) store.ProcessKey {
 // SERVER_PROCESS_FORCE_TERMINATED names the fault) and sends each
 // TerminateProcess (OnProcessTerminate).
 func (s *Service) terminateProcesses(ctx context.Context, f *faults.Fault) ([]string, error) {
-	var ended []*game.Process
-	err := s.update(ctx, func(tx store.Tx) error {
-		if err := s.faultFleet(tx, &f.Spec); err != nil {
-			return err
-		}
-		var err error
-		if ended, err = s.faultProcesses(tx, f.Spec, func(*game.Process) bool { return true }); err != nil {
-			return err
-		}
-		if len(ended) == 0 {
-			return game.Errorf(game.NotFound, "no live server process of fleet %s is in the fault's scope", f.Scope.FleetID)
-		}
-		if err := s.faultInjectedEvent(tx, *f, pidsOf(ended)); err != nil {
-			return err
-		}
-		for _, p := range ended {
-			if err := s.procs.EndProcess(tx, p, game.SessionTerminated, game.ReasonInterrupted, wire.EventCodeServerProcessForceTerminated,
-				fmt.Sprintf("Server process %s on compute %s was terminated by Anylift fault %s (injected for a test, not a real failure).",
-					p.PID, p.ComputeName, f.ID)); err != nil {
-				return err
+	if s.procs == nil {
+		return nil, game.Errorf(game.Internal, "this server has no server process service to terminate processes through")
+	}
+	ended, err := s.procs.ForceTerminate(ctx, "Anylift fault "+f.ID+" (injected for a test, not a real failure)",
+		func(tx store.Tx) ([]*game.Process, error) {
+			if err := s.faultFleet(tx, &f.Spec); err != nil {
+				return nil, err
 			}
-			if err := tx.PutProcess(p); err != nil {
-				return err
+			procs, err := s.faultProcesses(tx, f.Spec, func(*game.Process) bool { return true })
+			if err != nil {
+				return nil, err
 			}
-		}
-		return nil
-	})
+			if len(procs) == 0 {
+				return nil, game.Errorf(game.NotFound, "no live server process of fleet %s is in the fault's scope", f.Scope.FleetID)
+			}
+			return procs, s.faultInjectedEvent(tx, *f, pidsOf(procs))
+		})
 	if err != nil {
 		return nil, err
-	}
-	for _, p := range ended {
-		s.procs.SendTerminate(p)
 	}
 	f.Fired = len(ended)
 	return pidsOf(ended), nil

@@ -16,8 +16,9 @@ import (
 // player sessions in the store; what it needs of the rest of the control
 // plane it asks through the methods below (processes.Control), each run
 // inside the caller's transaction unless it says otherwise: a fleet event
-// (RecordEvent, containers.go), fault injection's hooks on a health report
-// and a held start. The placer's wake and the placement hooks of a
+// (RecordEvent, containers.go); fault injection's hooks on a health report
+// and a held start it asks through processes.Faults (HealthReportLost and
+// StartHeld, faulthooks.go). The placer's wake and the placement hooks of a
 // session's activation and end it asks of the queues directly
 // (processes.Queues). What control needs of it, it asks through
 // Processes. A container group's removal reaches it from internal/containers
@@ -45,29 +46,18 @@ type Processes interface {
 	PushStart(p *game.Process, gs *game.GameSession)
 	PushSessionUpdate(gs *game.GameSession, reason, backfillTicketID string)
 	PushTerminate(ctx context.Context, gs *game.GameSession)
-	// EndProcess marks p TERMINATED and ends its live game session,
-	// writing the event code when not empty, inside tx (the caller
-	// stores p); SendTerminate then tells it, after the commit.
-	EndProcess(tx store.Tx, p *game.Process, status, reason, code, message string) error
-	SendTerminate(p *game.Process)
-	// CanDrop reports whether the process endpoint can cut connections;
-	// Drop cuts a process's, reporting whether it had one here.
-	CanDrop() bool
-	Drop(k store.ProcessKey) bool
+	// ForceTerminate ends the live processes pick returns inside one
+	// transaction (pick runs in it), each with its session and the event
+	// SERVER_PROCESS_FORCE_TERMINATED saying it was terminated by by, and
+	// sends each TerminateProcess once it commits: a TERMINATE_PROCESS
+	// fault (faults.go). It returns the processes ended.
+	ForceTerminate(ctx context.Context, by string, pick func(store.Tx) ([]*game.Process, error)) ([]*game.Process, error)
 }
 
 // SetProcesses makes the sweeps run p's timers, and a fleet's deletion,
 // the pushes to a session's process and the faults acting on processes go
 // through p. Call it before Run and before serving requests.
 func (s *Service) SetProcesses(p Processes) { s.procs = p }
-
-// HealthReportLost is ProcessHeartbeat's fault hook: whether a
-// MISS_HEALTH_CHECKS fault loses this report of process k.
-func (s *Service) HealthReportLost(k store.ProcessKey) bool { return s.healthReportLost(k) }
-
-// StartHeld reports whether a PLACEMENT_DELAY fault holds the start of
-// game session id back (a heartbeat or a reconnect must not send it).
-func (s *Service) StartHeld(id string) bool { return s.startHeld(id) }
 
 func (s *Service) endFleetSessions(tx store.Tx, fleetID string) error {
 	if s.procs == nil {

@@ -157,6 +157,9 @@ type Service struct {
 	// procs are the server processes with their side of a session; nil
 	// until SetProcesses (processes.go).
 	procs Processes
+	// conns is the process endpoint, which DROP_CONNECTION cuts; nil
+	// until SetConnections (faults.go).
+	conns Connections
 }
 
 // New returns a Service over st. now is the clock (time.Now when nil).

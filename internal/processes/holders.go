@@ -202,7 +202,7 @@ func (s *Service) ProcessResumed(ctx context.Context, ref Ref) error {
 	}
 	switch gs.Status {
 	case game.SessionActivating:
-		if !s.ctl.StartHeld(gs.ID) {
+		if !s.startHeld(gs.ID) {
 			s.push(ref, startMessage(gs))
 		}
 	case game.SessionTerminating:

@@ -128,8 +128,8 @@ func (s *Service) PushStart(p *game.Process, gs *game.GameSession) {
 // report after ProcessReady says the SDK knows it is ready: a game session
 // placed on the process before it is pushed now.
 func (s *Service) ProcessHeartbeat(ctx context.Context, ref Ref, healthy bool) error {
-	if s.ctl.HealthReportLost(ref) {
-		return nil // an injected fault (control.HealthReportLost)
+	if s.healthReportLost(ref) {
+		return nil // an injected fault (Faults.HealthReportLost)
 	}
 	now := s.clock()
 	var sick *game.Process
@@ -158,7 +158,7 @@ func (s *Service) ProcessHeartbeat(ctx context.Context, ref Ref, healthy bool) e
 		}
 		return nil
 	})
-	if err == nil && start != nil && !s.ctl.StartHeld(start.ID) {
+	if err == nil && start != nil && !s.startHeld(start.ID) {
 		s.push(ref, startMessage(start))
 	}
 	if err == nil && sick != nil {
@@ -444,25 +444,4 @@ func (s *Service) ComputeCertificate(ctx context.Context, ref Ref) (*sdkwire.Get
 		return err
 	})
 	return out, err
-}
-
-// ConnectionDropper is implemented by a Pusher that can cut a process's
-// connections without a close frame, as a failed network does: the SDKs
-// reconnect. Drop reports whether it had a connection here.
-type ConnectionDropper interface {
-	Drop(p Ref) bool
-}
-
-// CanDrop reports whether the process endpoint can cut connections
-// (Drop); fault injection's DROP_CONNECTION asks it before it acts.
-func (s *Service) CanDrop() bool {
-	_, ok := s.pusher.(ConnectionDropper)
-	return ok
-}
-
-// Drop cuts p's connections on this node, if the endpoint can; it
-// reports whether p had a connection here.
-func (s *Service) Drop(p Ref) bool {
-	d, ok := s.pusher.(ConnectionDropper)
-	return ok && d.Drop(p)
 }

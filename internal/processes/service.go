@@ -13,8 +13,8 @@
 // It runs over the store, each operation one transaction of processes,
 // game sessions and player sessions. What it needs of the rest of the
 // control plane it asks through Control, which internal/control's
-// Service implements (a fleet event, fault injection's hooks), the
-// placer's wake and the placement hooks of a session's activation and end
+// Service implements (a fleet event), fault injection's hooks through
+// Faults (control's too), the placer's wake and the placement hooks of a session's activation and end
 // through Queues (internal/queueing), and a compute's token or its
 // removal through Computes (internal/computes); control
 // in turn reaches it through control.Processes (a fleet's or a compute's
@@ -39,12 +39,6 @@ type Control interface {
 	// RecordEvent adds a fleet event at now; resourceID empty means the
 	// fleet.
 	RecordEvent(tx store.Tx, fleetID, resourceID, code, message string) error
-	// HealthReportLost reports whether an injected fault loses this
-	// health report of process k.
-	HealthReportLost(k store.ProcessKey) bool
-	// StartHeld reports whether an injected fault holds the start of
-	// game session id back.
-	StartHeld(id string) bool
 }
 
 // Queues is what server processes need of the game session queues
@@ -149,6 +143,9 @@ type Service struct {
 	// queues hears of a free process and of a placed session's
 	// activation or end; nil until SetQueues.
 	queues Queues
+	// faults says whether an injected fault acts on a health report or a
+	// start; nil until SetFaults (faults.go).
+	faults Faults
 }
 
 // New returns the server process service over st, asking ctl for the

@@ -28,6 +28,7 @@ func newNode(st store.Store, cfg control.Config, now func() time.Time) *node {
 		ReservationTimeout: c.ReservationTimeout, UnhealthyTimeout: c.UnhealthyTimeout, ProcessLostGrace: c.ProcessLostGrace,
 		RefreshMargin: c.RefreshMargin, SDKEndpoint: c.SDKEndpoint, SDKEndpointPublic: c.SDKEndpointPublic}, now, nil)
 	ctl.SetProcesses(ps)
+	ps.SetFaults(ctl)
 	cp := computes.New(st, ps, computes.Config{Account: c.Account, AuthTokenTTL: c.AuthTokenTTL, SDKEndpoint: c.SDKEndpoint}, now)
 	ctl.SetComputes(cp)
 	ps.SetComputes(cp)

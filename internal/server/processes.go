@@ -33,11 +33,11 @@ type endpoint struct {
 }
 
 var (
-	_ sdkserver.Authenticator     = (*endpoint)(nil)
-	_ sdkserver.Backend           = (*endpoint)(nil)
-	_ processes.Pusher            = (*endpoint)(nil)
-	_ processes.ConnectionHolder  = (*endpoint)(nil)
-	_ processes.ConnectionDropper = (*endpoint)(nil)
+	_ sdkserver.Authenticator    = (*endpoint)(nil)
+	_ sdkserver.Backend          = (*endpoint)(nil)
+	_ processes.Pusher           = (*endpoint)(nil)
+	_ processes.ConnectionHolder = (*endpoint)(nil)
+	_ control.Connections        = (*endpoint)(nil)
 )
 
 func ref(p sdkserver.Process) processes.Ref {

@@ -328,6 +328,7 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 		SDKEndpointPublic: s.svc.Config().SDKEndpointPublic}, cfg.Now, cfg.Log)
 	s.svc.SetProcesses(s.ps)
 	s.ps.SetQueues(s.qs)
+	s.ps.SetFaults(s.svc)
 	s.cp = computes.New(notifying, s.ps, computes.Config{Account: s.svc.Config().Account, AuthTokenTTL: s.svc.Config().AuthTokenTTL,
 		AcceptExpiredTokens: cfg.AcceptExpiredAuthTokens, SDKEndpoint: s.svc.Config().SDKEndpoint, AgentEndpoint: agentEndpoint}, cfg.Now)
 	s.svc.SetComputes(s.cp)
@@ -369,6 +370,7 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 	})
 	procs.hub = s.hub
 	s.ps.SetPusher(procs)
+	s.svc.SetConnections(procs)
 	if err := s.startOwnership(); err != nil {
 		s.closeListeners()
 		return nil, err
