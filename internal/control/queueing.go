@@ -13,11 +13,14 @@ import (
 // records (queues, placements) in the store; what they need of the rest
 // of the control plane they ask through the methods below
 // (queueing.Control), each run inside the caller's transaction unless it
-// says otherwise: a game session created on a claimed free process, an
-// alias resolved, whether this node owns a fleet and a wake for the node
-// that does, fault holds, seats reserved for a placement's players, a
-// provisional session abandoned, an event in the outbox. What control
-// needs of the queues it asks through Queues.
+// says otherwise: a placed game session pushed to its process and its
+// demand told to the scaler, an alias resolved, whether this node owns a
+// fleet and a wake for the node that does, fault holds, seats reserved
+// for a placement's players, an abandoned session's process told to end,
+// an event in the outbox. A placement's game session is made and
+// abandoned by internal/sessions, which the queues ask directly
+// (queueing.Sessions). What control needs of the queues it asks through
+// Queues.
 
 // Queues is the queues and their placer as control sees them.
 type Queues interface {
@@ -47,19 +50,8 @@ func (s *Service) sweepPlacements(ctx context.Context) error {
 	return s.queues.SweepPlacements(ctx)
 }
 
-// CreatePlacedSession creates placement p's game session on a free
-// process of fleet f in location, inside tx, as the game sessions do
-// (Sessions); nil, nil when no process there is free after all. The
-// caller pushes the session with SessionPlaced once tx has committed.
-func (s *Service) CreatePlacedSession(tx store.Tx, f *game.Fleet, location string, p *game.Placement) (*game.GameSession, *game.Process, error) {
-	if s.sessions == nil {
-		return nil, nil, game.Errorf(game.Internal, "placement %s: no game session service is set", p.ID)
-	}
-	return s.sessions.CreatePlacedSession(tx, f, location, p)
-}
-
-// SessionPlaced sends game session gs, created by CreatePlacedSession on
-// proc, to its process and tells the scaler of the demand. Call it after
+// SessionPlaced sends game session gs, created for a placement on proc
+// (queueing.Sessions), to its process and tells the scaler of the demand. Call it after
 // the session commits.
 func (s *Service) SessionPlaced(gs *game.GameSession, proc *game.Process) {
 	s.pushStart(proc, gs)
@@ -106,25 +98,6 @@ func (s *Service) ReservePlacedSeats(tx store.Tx, gameSessionID string, players 
 		seats = append(seats, game.NewPlayerSession(d.PlayerID, d.PlayerData, s.clock()))
 	}
 	return seats, tx.ReserveSeats(gameSessionID, seats, seats[0].CreationTime.Add(-s.cfg.ReservationTimeout))
-}
-
-// AbandonSession marks the provisional game session id of a placement
-// that timed out, if any and still ACTIVATING, TERMINATING inside tx; it
-// returns the session when its process must be told to end
-// (PushTerminate, after tx commits).
-func (s *Service) AbandonSession(tx store.Tx, id string) (*game.GameSession, error) {
-	if id == "" {
-		return nil, nil
-	}
-	gs, err := tx.GetGameSession(id)
-	if game.IsKind(err, game.NotFound) {
-		return nil, nil
-	}
-	if err != nil || gs.Status != game.SessionActivating {
-		return nil, err
-	}
-	gs.Status, gs.StatusReason = game.SessionTerminating, game.ReasonTriggeredOnProcessTerminate
-	return gs, tx.UpdateGameSession(gs)
 }
 
 // PushTerminate asks the process hosting gs to end, as

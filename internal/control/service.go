@@ -148,9 +148,6 @@ type Service struct {
 	// containers are container fleets, their capacity and its scaler;
 	// nil until SetContainers (containers.go).
 	containers Containers
-	// sessions are game sessions and their player sessions; nil until
-	// SetSessions (sessions.go).
-	sessions Sessions
 	// computes are the computes and their auth tokens; nil until
 	// SetComputes (computes.go).
 	computes Computes

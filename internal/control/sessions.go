@@ -15,25 +15,12 @@ import (
 // says otherwise: the fleet an operation names, directly or by an alias
 // (AliasFleet, queueing.go), fault injection's refusal of a new session,
 // a new session sent to its process and its demand told to the scaler, a
-// session's process asked to end (PushTerminate, queueing.go). What
-// control needs of it, it asks through Sessions. A session's end, whoever
-// ends it, is control's (sessionend.go), and so is what its process is
+// session's process asked to end (PushTerminate, queueing.go). Control
+// needs nothing of it: a queue placement's session is made there at the
+// queues' request (queueing.Sessions). A session's end, whoever ends it,
+// is internal/processes' (sessionend.go), and so is what its process is
 // sent (sessionpush.go) and what the process does to its player sessions,
 // with the reservation timer (players.go).
-
-// Sessions is game sessions as control sees them.
-type Sessions interface {
-	// CreatePlacedSession creates queue placement p's ACTIVATING game
-	// session on a free process of fleet f in location, claimed for it,
-	// inside tx; nil, nil when none is free after all.
-	CreatePlacedSession(tx store.Tx, f *game.Fleet, location string, p *game.Placement) (*game.GameSession, *game.Process, error)
-}
-
-// SetSessions makes queue placements create their game sessions through
-// ss (CreatePlacedSession). Call it before Run; without it no placement
-// can place a session.
-
-func (s *Service) SetSessions(ss Sessions) { s.sessions = ss }
 
 // FleetFor returns the fleet an operation names, read inside tx: by
 // fleet id or ARN, or by alias id or ARN, exactly one of them. Errors:

@@ -114,7 +114,7 @@ func (s *Service) timeOut(ctx context.Context, id string, now time.Time) error {
 		if err != nil {
 			return err
 		}
-		if orphan, err = s.ctl.AbandonSession(tx, p.GameSessionID); err != nil {
+		if orphan, err = s.abandonSession(tx, p.GameSessionID); err != nil {
 			return err
 		}
 		return s.endPlacement(tx, q, p, game.PlacementTimedOut)

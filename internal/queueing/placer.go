@@ -187,7 +187,7 @@ func (sn *snapshot) place(p *game.Placement) (*placed, error) {
 // claim creates p's session on a free process of f in location; nil when
 // none is free after all (the count was stale, or activations are capped).
 func (sn *snapshot) claim(p *game.Placement, f *game.Fleet, location string) (*placed, error) {
-	gs, proc, err := sn.s.ctl.CreatePlacedSession(sn.tx, f, location, p)
+	gs, proc, err := sn.s.createPlacedSession(sn.tx, f, location, p)
 	if err != nil {
 		return nil, err
 	}

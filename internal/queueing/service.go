@@ -8,12 +8,16 @@
 //
 // It runs over the store, each operation one transaction of its own
 // records, and ranks candidates with internal/placement, the pure
-// ranking. What it needs of the rest of the control plane (a game session
-// created on a claimed free process, an alias resolved, fleet ownership
-// and the owner's wake, fault holds, seats, an abandoned session's end,
-// the outbox) it asks through Control, which internal/control's Service
-// implements; control in turn runs the placer and the placement sweep and
-// tells it when a provisional session activates or ends (control.Queues).
+// ranking. A placement's game session is made on a claimed free process,
+// or abandoned when the placement times out, by the game sessions
+// (Sessions, which internal/sessions implements). What it needs of the
+// rest of the control plane (a placed session pushed to its process and
+// its demand told to the scaler, an alias resolved, fleet ownership and
+// the owner's wake, fault holds, seats, an abandoned session's process
+// told to end, the outbox) it asks through Control, which
+// internal/control's Service implements; control in turn runs the placer
+// and the placement sweep (control.Queues), and the server processes tell
+// it when a provisional session activates or ends (processes.Queues).
 // FlexMatch hears of a placement's end through Matchmaker. None of these
 // packages imports another; internal/server wires them together.
 package queueing
@@ -30,12 +34,9 @@ import (
 // Control is what the queues need of the rest of the control plane.
 // Methods taking a transaction run inside it.
 type Control interface {
-	// CreatePlacedSession creates placement p's ACTIVATING game session
-	// on a free process of fleet f in location, claimed for it; nil, nil
-	// when none is free after all.
-	CreatePlacedSession(tx store.Tx, f *game.Fleet, location string, p *game.Placement) (*game.GameSession, *game.Process, error)
-	// SessionPlaced sends a session CreatePlacedSession made to its
-	// process; called after the session commits.
+	// SessionPlaced sends a session Sessions.CreatePlacedSession made to
+	// its process and tells the scaler of the demand; called after the
+	// session commits.
 	SessionPlaced(gs *game.GameSession, proc *game.Process)
 	// AliasFleet returns the fleet a SIMPLE alias points to: NotFound or
 	// TerminalRoutingStrategy otherwise.
@@ -54,13 +55,22 @@ type Control interface {
 	// ReservePlacedSeats reserves a seat in a game session for each of a
 	// placement's desired players (at least one), all or none.
 	ReservePlacedSeats(tx store.Tx, gameSessionID string, players []game.DesiredPlayer) ([]*game.PlayerSession, error)
+	// PushTerminate asks the process hosting gs to end; called after the
+	// change commits.
+	PushTerminate(ctx context.Context, gs *game.GameSession)
+}
+
+// Sessions is what the queues need of the game sessions
+// (internal/sessions implements it). Methods run inside tx.
+type Sessions interface {
+	// CreatePlacedSession creates placement p's ACTIVATING game session
+	// on a free process of fleet f in location, claimed for it; nil, nil
+	// when none is free after all.
+	CreatePlacedSession(tx store.Tx, f *game.Fleet, location string, p *game.Placement) (*game.GameSession, *game.Process, error)
 	// AbandonSession marks a timed-out placement's provisional session
 	// id, if still ACTIVATING, TERMINATING; it returns it when its
 	// process must be told to end.
 	AbandonSession(tx store.Tx, id string) (*game.GameSession, error)
-	// PushTerminate asks the process hosting gs to end; called after the
-	// change commits.
-	PushTerminate(ctx context.Context, gs *game.GameSession)
 }
 
 // Matchmaker is FlexMatch as the queues see it.
@@ -90,6 +100,9 @@ type Service struct {
 	placerWake chan struct{}
 	// matchmaker is FlexMatch; nil until SetMatchmaker.
 	matchmaker Matchmaker
+	// sessions makes and abandons placements' game sessions; nil until
+	// SetSessions.
+	sessions Sessions
 }
 
 // New returns the queue service over st, asking ctl for the rest of the
@@ -108,6 +121,25 @@ func New(st store.Store, ctl Control, cfg Config, now func() time.Time, log *slo
 // SetMatchmaker tells m of every placement's end. Call it before the
 // placer runs.
 func (s *Service) SetMatchmaker(m Matchmaker) { s.matchmaker = m }
+
+// SetSessions makes placements create and abandon their game sessions
+// through ss. Call it before the placer runs; without it no placement
+// can place a session.
+func (s *Service) SetSessions(ss Sessions) { s.sessions = ss }
+
+func (s *Service) createPlacedSession(tx store.Tx, f *game.Fleet, location string, p *game.Placement) (*game.GameSession, *game.Process, error) {
+	if s.sessions == nil {
+		return nil, nil, game.Errorf(game.Internal, "placement %s: no game session service is set", p.ID)
+	}
+	return s.sessions.CreatePlacedSession(tx, f, location, p)
+}
+
+func (s *Service) abandonSession(tx store.Tx, id string) (*game.GameSession, error) {
+	if s.sessions == nil || id == "" {
+		return nil, nil
+	}
+	return s.sessions.AbandonSession(tx, id)
+}
 
 func (s *Service) matchPlacementEnded(tx store.Tx, p *game.Placement) error {
 	if s.matchmaker == nil {

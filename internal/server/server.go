@@ -320,7 +320,7 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 	s.ss = sessions.New(notifying, s.svc, sessions.Config{Account: s.svc.Config().Account,
 		ReservationTimeout: s.svc.Config().ReservationTimeout, MaxPlayersPerSession: s.svc.Config().MaxPlayersPerSession,
 		SearchPageSize: cfg.SearchPageSize}, cfg.Now)
-	s.svc.SetSessions(s.ss)
+	s.qs.SetSessions(s.ss)
 	s.ps = processes.New(notifying, s.svc, processes.Config{NodeID: s.svc.NodeID(), NodeTTL: s.svc.Config().NodeTTL,
 		AuthTokenTTL: s.svc.Config().AuthTokenTTL, ReservationTimeout: s.svc.Config().ReservationTimeout,
 		UnhealthyTimeout: s.svc.Config().UnhealthyTimeout, ProcessLostGrace: s.svc.Config().ProcessLostGrace,

@@ -75,7 +75,7 @@ func (s *Service) CreateGameSession(ctx context.Context, in *wire.CreateGameSess
 // process and given its compute's connection details. It answers nil,
 // nil when no process there is free after all (the count was stale, or
 // the fleet's activations are capped); the caller pushes the session with
-// control's SessionPlaced once tx has committed (control.Sessions).
+// control's SessionPlaced once tx has committed (queueing.Sessions).
 func (s *Service) CreatePlacedSession(tx store.Tx, f *game.Fleet, location string, p *game.Placement) (*game.GameSession, *game.Process, error) {
 	gs, _, err := s.newGameSession(tx, f, sessionRequest{Name: p.GameSessionName, MaxPlayers: p.MaxPlayers,
 		Properties: p.Properties, GameSessionData: p.GameSessionData, MatchmakerData: p.MatchmakerData, Location: location})
@@ -99,4 +99,23 @@ func (s *Service) CreatePlacedSession(tx store.Tx, f *game.Fleet, location strin
 		return nil, nil, err
 	}
 	return gs, proc, nil
+}
+
+// AbandonSession marks the provisional game session id of a queue
+// placement that timed out, if any and still ACTIVATING, TERMINATING
+// inside tx; it returns the session when its process must be told to end
+// (after tx commits).
+func (s *Service) AbandonSession(tx store.Tx, id string) (*game.GameSession, error) {
+	if id == "" {
+		return nil, nil
+	}
+	gs, err := tx.GetGameSession(id)
+	if game.IsKind(err, game.NotFound) {
+		return nil, nil
+	}
+	if err != nil || gs.Status != game.SessionActivating {
+		return nil, err
+	}
+	gs.Status, gs.StatusReason = game.SessionTerminating, game.ReasonTriggeredOnProcessTerminate
+	return gs, tx.UpdateGameSession(gs)
 }

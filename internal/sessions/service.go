@@ -12,11 +12,12 @@
 // fleet an operation names, fault injection's refusal of a new session, a
 // new session sent to its process and its demand told to the scaler, a
 // session's process asked to end) it asks through Control, which
-// internal/control's Service implements; control in turn has a queue
-// placement's session created here (control.Sessions). A session's end,
+// internal/control's Service implements. The queues have a placement's
+// session created here and a timed-out placement's session abandoned
+// (queueing.Sessions); control asks nothing of it. A session's end,
 // however it comes, what its process is sent and what the process does to
-// its player sessions (accept, remove), with the reservation timer, stay
-// with control's processes. Neither package imports the other;
+// its player sessions (accept, remove), with the reservation timer, are
+// internal/processes'. None of these packages imports another;
 // internal/server wires them together.
 //
 // Methods take and return wire shapes that the API layer has already

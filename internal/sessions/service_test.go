@@ -19,6 +19,5 @@ func newService(st store.Store, now func() time.Time) *Service {
 	ctl := control.New(st, control.Config{Account: testAccount}, now, nil)
 	ctl.SetProcesses(processes.New(st, ctl, processes.Config{NodeID: ctl.NodeID()}, now, nil))
 	s := New(st, ctl, Config{Account: testAccount}, now)
-	ctl.SetSessions(s)
 	return s
 }
