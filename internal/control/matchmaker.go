@@ -13,9 +13,9 @@ import (
 // matches) in the store; what it needs of the rest of the control plane it
 // asks through the methods below (flexmatch.Control), each run inside the
 // caller's transaction unless it says otherwise: an event in the outbox,
-// seats reserved in a game session for a backfill, a push to the server
-// process hosting a session. A match's placement is the queues'
-// (internal/queueing, flexmatch.Queues). What control needs of FlexMatch
+// seats reserved in a game session for a backfill. A match's placement is
+// the queues' (internal/queueing, flexmatch.Queues), a push to the server
+// process hosting a session the processes' (flexmatch.Processes). What control needs of FlexMatch
 // it asks through Matchmaker.
 
 // Matchmaker is FlexMatch as control sees it.
@@ -55,13 +55,4 @@ func (s *Service) ReserveMatchSeats(tx store.Tx, gameSessionID string, playerIDs
 		seats = append(seats, game.NewPlayerSession(id, "", s.clock()))
 	}
 	return seats, tx.ReserveSeats(gameSessionID, seats, now.Add(-s.cfg.ReservationTimeout))
-}
-
-// PushSessionUpdate tells the server process hosting gs, when it is
-// connected, that its session changed for reason (a backfill's outcome,
-// backfillTicketID naming the request). Call it after the change commits.
-func (s *Service) PushSessionUpdate(gs *game.GameSession, reason, backfillTicketID string) {
-	if s.procs != nil {
-		s.procs.PushSessionUpdate(gs, reason, backfillTicketID)
-	}
 }

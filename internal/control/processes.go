@@ -40,12 +40,9 @@ type Processes interface {
 	// deleted, inside tx.
 	EndFleetSessions(tx store.Tx, fleetID string) error
 	// PushStart sends a session's start to the process it was placed on
-	// (or at its first heartbeat); PushSessionUpdate a change of it;
-	// PushTerminate asks its process to end, and ends a session whose
-	// process cannot be reached at once. Called after the change commits.
+	// (or at its first heartbeat), unless a PLACEMENT_DELAY holds it back
+	// (faulthooks.go); called after the session commits.
 	PushStart(p *game.Process, gs *game.GameSession)
-	PushSessionUpdate(gs *game.GameSession, reason, backfillTicketID string)
-	PushTerminate(ctx context.Context, gs *game.GameSession)
 	// ForceTerminate ends the live processes pick returns inside one
 	// transaction (pick runs in it), each with its session and the event
 	// SERVER_PROCESS_FORCE_TERMINATED saying it was terminated by by, and

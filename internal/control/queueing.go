@@ -16,10 +16,10 @@ import (
 // says otherwise: a placed game session pushed to its process and its
 // demand told to the scaler, an alias resolved, whether this node owns a
 // fleet and a wake for the node that does, fault holds, seats reserved
-// for a placement's players, an abandoned session's process told to end,
-// an event in the outbox. A placement's game session is made and
-// abandoned by internal/sessions, which the queues ask directly
-// (queueing.Sessions). What control needs of the queues it asks through
+// for a placement's players, an event in the outbox. A placement's game
+// session is made and abandoned by internal/sessions, and an abandoned
+// session's process told to end by internal/processes, which the queues
+// ask directly (queueing.Sessions, queueing.Processes). What control needs of the queues it asks through
 // Queues.
 
 // Queues is the queues and their placer as control sees them.
@@ -98,13 +98,4 @@ func (s *Service) ReservePlacedSeats(tx store.Tx, gameSessionID string, players 
 		seats = append(seats, game.NewPlayerSession(d.PlayerID, d.PlayerData, s.clock()))
 	}
 	return seats, tx.ReserveSeats(gameSessionID, seats, seats[0].CreationTime.Add(-s.cfg.ReservationTimeout))
-}
-
-// PushTerminate asks the process hosting gs to end, as
-// TerminateGameSession does; a session whose process cannot be reached
-// ends at once.
-func (s *Service) PushTerminate(ctx context.Context, gs *game.GameSession) {
-	if s.procs != nil {
-		s.procs.PushTerminate(ctx, gs)
-	}
 }

@@ -14,8 +14,9 @@ import (
 // (sessions.Control), each run inside the caller's transaction unless it
 // says otherwise: the fleet an operation names, directly or by an alias
 // (AliasFleet, queueing.go), fault injection's refusal of a new session,
-// a new session sent to its process and its demand told to the scaler, a
-// session's process asked to end (PushTerminate, queueing.go). Control
+// a new session sent to its process and its demand told to the scaler; a
+// session's process asked to end it asks of internal/processes directly
+// (sessions.Processes). Control
 // needs nothing of it: a queue placement's session is made there at the
 // queues' request (queueing.Sessions). A session's end, whoever ends it,
 // is internal/processes' (sessionend.go), and so is what its process is

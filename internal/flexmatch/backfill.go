@@ -128,7 +128,7 @@ func (x *mmTx) fillBackfill(c *game.MatchmakingConfiguration, rs *ruleset.RuleSe
 		return err
 	}
 	id := bf.ID
-	x.pushes = append(x.pushes, func() { x.s.ctl.PushSessionUpdate(gs, "MATCHMAKING_DATA_UPDATED", id) })
+	x.pushes = append(x.pushes, func() { x.s.pushSessionUpdate(gs, "MATCHMAKING_DATA_UPDATED", id) })
 	if err := x.complete(c, m, ts, gs); err != nil {
 		return err
 	}

@@ -207,5 +207,5 @@ func (x *mmTx) backfillEnded(t *game.MatchTicket, reason string) {
 		return
 	}
 	id := t.ID
-	x.pushes = append(x.pushes, func() { x.s.ctl.PushSessionUpdate(gs, reason, id) })
+	x.pushes = append(x.pushes, func() { x.s.pushSessionUpdate(gs, reason, id) })
 }

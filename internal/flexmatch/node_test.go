@@ -36,10 +36,12 @@ func newNode(st store.Store, cfg control.Config, now func() time.Time) *node {
 	qs := queueing.New(st, ctl, queueing.Config{Account: ctl.Config().Account, MaxPlayersPerSession: ctl.Config().MaxPlayersPerSession}, now, nil)
 	ctl.SetQueues(qs)
 	ps.SetQueues(qs)
+	qs.SetProcesses(ps)
 	qs.SetSessions(sessions.New(st, ctl, sessions.Config{Account: ctl.Config().Account,
 		ReservationTimeout: ctl.Config().ReservationTimeout, MaxPlayersPerSession: ctl.Config().MaxPlayersPerSession}, now))
 	fm := New(st, ctl, qs, Config{Account: ctl.Config().Account}, now, nil)
 	ctl.SetMatchmaker(fm)
+	fm.SetProcesses(ps)
 	qs.SetMatchmaker(fm)
 	return &node{Service: fm, plane: ctl, queues: qs}
 }

@@ -7,8 +7,9 @@
 // It runs over the store, each operation one transaction of its own
 // records, and decides matches with internal/matchmaking, the pure
 // matcher. What it needs of the rest of the control plane (the outbox,
-// seats in a game session, pushes to server processes) it asks through
-// Control, which internal/control's Service implements; a match's
+// seats in a game session) it asks through Control, which
+// internal/control's Service implements; a session's update pushed to its
+// server process through Processes (internal/processes); a match's
 // placement it starts and cancels through Queues, which
 // internal/queueing's Service implements. Control in turn runs the
 // matchmaker's step among its sweeps (control.Matchmaker), and the queues
@@ -37,6 +38,11 @@ type Control interface {
 	// player, all or none, at now; a *game.Error says the session cannot
 	// take them.
 	ReserveMatchSeats(tx store.Tx, gameSessionID string, playerIDs []string, now time.Time) ([]*game.PlayerSession, error)
+}
+
+// Processes is what FlexMatch needs of the server processes
+// (internal/processes implements it).
+type Processes interface {
 	// PushSessionUpdate tells the process hosting gs that its session
 	// changed for reason; called after the change commits.
 	PushSessionUpdate(gs *game.GameSession, reason, backfillTicketID string)
@@ -77,6 +83,19 @@ type Service struct {
 	// nil unless the node takes part in fleet ownership (remote.go).
 	owners     *owners.Map
 	fleetMatch func(ctx context.Context, base string, call *FleetMatchCall) error
+	// procs reach a session's server process; nil until SetProcesses.
+	procs Processes
+}
+
+// SetProcesses makes a backfill's outcome reach the session's server
+// process through p. Call it before the service serves requests; without
+// it no process hears of it.
+func (s *Service) SetProcesses(p Processes) { s.procs = p }
+
+func (s *Service) pushSessionUpdate(gs *game.GameSession, reason, backfillTicketID string) {
+	if s.procs != nil {
+		s.procs.PushSessionUpdate(gs, reason, backfillTicketID)
+	}
 }
 
 // New returns the FlexMatch service over st, asking ctl for the rest of

@@ -120,7 +120,7 @@ func (s *Service) timeOut(ctx context.Context, id string, now time.Time) error {
 		return s.endPlacement(tx, q, p, game.PlacementTimedOut)
 	})
 	if err == nil && orphan != nil {
-		s.ctl.PushTerminate(ctx, orphan)
+		s.pushTerminate(ctx, orphan)
 	}
 	return err
 }

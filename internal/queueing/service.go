@@ -13,12 +13,14 @@
 // (Sessions, which internal/sessions implements). What it needs of the
 // rest of the control plane (a placed session pushed to its process and
 // its demand told to the scaler, an alias resolved, fleet ownership and
-// the owner's wake, fault holds, seats, an abandoned session's process
-// told to end, the outbox) it asks through Control, which
+// the owner's wake, fault holds, seats, the outbox) it asks through
+// Control, which
 // internal/control's Service implements; control in turn runs the placer
 // and the placement sweep (control.Queues), and the server processes tell
 // it when a provisional session activates or ends (processes.Queues).
-// FlexMatch hears of a placement's end through Matchmaker. None of these
+// An abandoned session's process is told to end through Processes
+// (internal/processes). FlexMatch hears of a placement's end through
+// Matchmaker. None of these
 // packages imports another; internal/server wires them together.
 package queueing
 
@@ -55,8 +57,13 @@ type Control interface {
 	// ReservePlacedSeats reserves a seat in a game session for each of a
 	// placement's desired players (at least one), all or none.
 	ReservePlacedSeats(tx store.Tx, gameSessionID string, players []game.DesiredPlayer) ([]*game.PlayerSession, error)
-	// PushTerminate asks the process hosting gs to end; called after the
-	// change commits.
+}
+
+// Processes is what the queues need of the server processes
+// (internal/processes implements it).
+type Processes interface {
+	// PushTerminate asks the process hosting gs, an abandoned session,
+	// to end; called after the change commits.
 	PushTerminate(ctx context.Context, gs *game.GameSession)
 }
 
@@ -103,6 +110,9 @@ type Service struct {
 	// sessions makes and abandons placements' game sessions; nil until
 	// SetSessions.
 	sessions Sessions
+	// procs reach an abandoned session's process; nil until
+	// SetProcesses.
+	procs Processes
 }
 
 // New returns the queue service over st, asking ctl for the rest of the
@@ -139,6 +149,16 @@ func (s *Service) abandonSession(tx store.Tx, id string) (*game.GameSession, err
 		return nil, nil
 	}
 	return s.sessions.AbandonSession(tx, id)
+}
+
+// SetProcesses makes an abandoned session's process be told to end
+// through p. Call it before the placement sweep runs.
+func (s *Service) SetProcesses(p Processes) { s.procs = p }
+
+func (s *Service) pushTerminate(ctx context.Context, gs *game.GameSession) {
+	if s.procs != nil {
+		s.procs.PushTerminate(ctx, gs)
+	}
 }
 
 func (s *Service) matchPlacementEnded(tx store.Tx, p *game.Placement) error {

@@ -329,6 +329,9 @@ func start(ctx context.Context, cfg Config, st store.Store, keys *access.Keyring
 	s.svc.SetProcesses(s.ps)
 	s.ps.SetQueues(s.qs)
 	s.ps.SetFaults(s.svc)
+	s.ss.SetProcesses(s.ps)
+	s.qs.SetProcesses(s.ps)
+	s.fm.SetProcesses(s.ps)
 	s.cp = computes.New(notifying, s.ps, computes.Config{Account: s.svc.Config().Account, AuthTokenTTL: s.svc.Config().AuthTokenTTL,
 		AcceptExpiredTokens: cfg.AcceptExpiredAuthTokens, SDKEndpoint: s.svc.Config().SDKEndpoint, AgentEndpoint: agentEndpoint}, cfg.Now)
 	s.svc.SetComputes(s.cp)

@@ -187,7 +187,7 @@ func (s *Service) TerminateGameSession(ctx context.Context, in *wire.TerminateGa
 	if err != nil {
 		return nil, err
 	}
-	s.ctl.PushTerminate(ctx, gs)
+	s.pushTerminate(ctx, gs)
 	return &wire.TerminateGameSessionOutput{GameSession: gameSessionOut(gs)}, nil
 }
 

@@ -10,9 +10,9 @@
 // It runs over the store, each operation one transaction of game and
 // player sessions. What it needs of the rest of the control plane (the
 // fleet an operation names, fault injection's refusal of a new session, a
-// new session sent to its process and its demand told to the scaler, a
-// session's process asked to end) it asks through Control, which
-// internal/control's Service implements. The queues have a placement's
+// new session sent to its process and its demand told to the scaler) it
+// asks through Control, which internal/control's Service implements, and
+// a session's process asked to end through Processes (internal/processes). The queues have a placement's
 // session created here and a timed-out placement's session abandoned
 // (queueing.Sessions); control asks nothing of it. A session's end,
 // however it comes, what its process is sent and what the process does to
@@ -55,6 +55,11 @@ type Control interface {
 	// SessionDemand tells the scaler a session found no free process on
 	// fleetID.
 	SessionDemand(fleetID string)
+}
+
+// Processes is what game sessions need of the server processes
+// (internal/processes implements it).
+type Processes interface {
 	// PushTerminate asks the process hosting gs to end; a session whose
 	// process cannot be reached ends at once. Called after the change
 	// commits.
@@ -97,6 +102,18 @@ type Service struct {
 	now   func() time.Time
 	// live answers session reads from memory when set (live.go).
 	live LiveSessions
+	// procs reach a session's server process; nil until SetProcesses.
+	procs Processes
+}
+
+// SetProcesses makes TerminateGameSession ask the session's process to
+// end through p. Call it before the service serves requests.
+func (s *Service) SetProcesses(p Processes) { s.procs = p }
+
+func (s *Service) pushTerminate(ctx context.Context, gs *game.GameSession) {
+	if s.procs != nil {
+		s.procs.PushTerminate(ctx, gs)
+	}
 }
 
 // New returns the game session service over st, asking ctl for the rest

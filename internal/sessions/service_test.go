@@ -17,7 +17,10 @@ var testAccount = game.Account{Region: "us-west-2", ID: "123456789012"}
 // internal/server wires them: each asks the other through its seam.
 func newService(st store.Store, now func() time.Time) *Service {
 	ctl := control.New(st, control.Config{Account: testAccount}, now, nil)
-	ctl.SetProcesses(processes.New(st, ctl, processes.Config{NodeID: ctl.NodeID()}, now, nil))
+	ps := processes.New(st, ctl, processes.Config{NodeID: ctl.NodeID()}, now, nil)
+	ctl.SetProcesses(ps)
+	ps.SetFaults(ctl)
 	s := New(st, ctl, Config{Account: testAccount}, now)
+	s.SetProcesses(ps)
 	return s
 }
