@@ -13,16 +13,15 @@ import (
 // pushes to it, AcceptPlayerSession and RemovePlayerSession, the agents'
 // reports, which node holds its connection, and the timers of all
 // these). That package reads and writes processes, game sessions and
-// player sessions in the store; what it needs of the rest of the control
-// plane it asks through the methods below (processes.Control), each run
-// inside the caller's transaction unless it says otherwise: a fleet event
-// (RecordEvent, containers.go); fault injection's hooks on a health report
-// and a held start it asks through processes.Faults (HealthReportLost and
-// StartHeld, faulthooks.go). The placer's wake and the placement hooks of a
-// session's activation and end it asks of the queues directly
-// (processes.Queues). What control needs of it, it asks through
-// Processes. A container group's removal reaches it from internal/containers
-// directly (containers.Processes).
+// player sessions in the store. Of control it asks a fleet event
+// (processes.Control: RecordEvent, containers.go) and fault injection's
+// hooks on a health report and a held start (processes.Faults:
+// HealthReportLost and StartHeld, faulthooks.go), inside the caller's
+// transaction unless they say otherwise; the rest it asks of the queues
+// and the computes directly (processes.Queues, processes.Computes). What
+// control needs of it, it asks through Processes. The sessions, the
+// queues, FlexMatch and the container fleets reach it directly too, each
+// through its own Processes seam.
 
 // Processes is the server processes as control sees them.
 type Processes interface {
@@ -40,8 +39,10 @@ type Processes interface {
 	// deleted, inside tx.
 	EndFleetSessions(tx store.Tx, fleetID string) error
 	// PushStart sends a session's start to the process it was placed on
-	// (or at its first heartbeat), unless a PLACEMENT_DELAY holds it back
-	// (faulthooks.go); called after the session commits.
+	// (or at its first heartbeat): a session created once no
+	// PLACEMENT_DELAY holds it back, or a held start now due
+	// (faulthooks.go), or a placement's session (queueing.go). Called
+	// after the session commits.
 	PushStart(p *game.Process, gs *game.GameSession)
 	// ForceTerminate ends the live processes pick returns inside one
 	// transaction (pick runs in it), each with its session and the event
@@ -52,8 +53,7 @@ type Processes interface {
 }
 
 // SetProcesses makes the sweeps run p's timers, and a fleet's deletion,
-// the pushes to a session's process and the faults acting on processes go
-// through p. Call it before Run and before serving requests.
+// a new session's start and a TERMINATE_PROCESS fault go through p. Call it before Run and before serving requests.
 func (s *Service) SetProcesses(p Processes) { s.procs = p }
 
 func (s *Service) endFleetSessions(tx store.Tx, fleetID string) error {

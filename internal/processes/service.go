@@ -12,16 +12,17 @@
 //
 // It runs over the store, each operation one transaction of processes,
 // game sessions and player sessions. What it needs of the rest of the
-// control plane it asks through Control, which internal/control's
-// Service implements (a fleet event), fault injection's hooks through
-// Faults (control's too), the placer's wake and the placement hooks of a session's activation and end
-// through Queues (internal/queueing), and a compute's token or its
-// removal through Computes (internal/computes); control
-// in turn reaches it through control.Processes (a fleet's or a compute's
-// sessions ended, pushes to a session's process, what faults do to
-// processes, the process timers among the sweeps). Neither package imports
-// the other; internal/server wires them together, and the computes
-// (internal/computes) have a deregistered compute's sessions ended here.
+// control plane it asks of the package that holds it: a fleet event
+// through Control and fault injection's hooks through Faults, which
+// internal/control's Service implements; the placer's wake and the
+// placement hooks of a session's activation and end through Queues
+// (internal/queueing); a compute's token or its removal through Computes
+// (internal/computes). Control in turn reaches it through
+// control.Processes (the process timers among the sweeps, a deleted
+// fleet's sessions ended, a new session's start pushed, a TERMINATE_PROCESS
+// fault's processes ended); the sessions, the queues, FlexMatch, the
+// container fleets and the computes through seams of their own. None of
+// these packages imports another; internal/server wires them together.
 package processes
 
 import (
