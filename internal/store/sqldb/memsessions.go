@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/anylift/anylift/internal/game"
@@ -119,10 +120,9 @@ func staleCheck(id string) func(int64, error) error {
 // updateKnown is UpdateGameSession of a session this job knows (see
 // above): one update guarded by the version read, needing no answer.
 func (t *Tx) updateKnown(s *game.GameSession, k *knownSession, doc []byte) error {
-	err := t.later(staleCheck(s.ID), `UPDATE game_sessions SET compute = ?, status = ?, name = ?, max_players = ?, policy = ?,
-		ended = ?, reason = ?, doc = ?, version = version + 1 WHERE id = ? AND version = ?`,
-		s.ComputeName, s.Status, s.Name, s.MaximumPlayerSessionCount, s.PlayerSessionCreationPolicy,
-		store.Millis(s.TerminationTime), s.StatusReason, string(doc), s.ID, k.version)
+	q, args := changedColumns(k.s, s)
+	err := t.later(staleCheck(s.ID), `UPDATE game_sessions SET `+q+`doc = ?, version = version + 1 WHERE id = ? AND version = ?`,
+		append(args, string(doc), s.ID, k.version)...)
 	if err != nil {
 		return err
 	}
@@ -139,6 +139,33 @@ func (t *Tx) updateKnown(s *game.GameSession, k *knownSession, doc []byte) error
 	c.TerminationTime = store.FromMillis(store.Millis(s.TerminationTime))
 	t.known[s.ID] = &knownSession{pk: k.pk, version: k.version + 1, s: c}
 	return nil
+}
+
+// changedColumns is the part of an UPDATE's SET (each assignment followed
+// by ", ") of the columns of session s that differ from old, the session
+// as the row holds it, with their values. SQLite rewrites the entries of
+// every index on a column an UPDATE sets, and of every partial index whose
+// condition reads one, whether its value changed or not: a column left
+// out of the SET keeps those entries, and their pages, as they are.
+func changedColumns(old, s *game.GameSession) (string, []any) {
+	var q strings.Builder
+	var args []any
+	set := func(column string, changed bool, v any) {
+		if changed {
+			q.WriteString(column)
+			q.WriteString(" = ?, ")
+			args = append(args, v)
+		}
+	}
+	set("compute", s.ComputeName != old.ComputeName, s.ComputeName)
+	set("status", s.Status != old.Status, s.Status)
+	set("name", s.Name != old.Name, s.Name)
+	set("max_players", s.MaximumPlayerSessionCount != old.MaximumPlayerSessionCount, s.MaximumPlayerSessionCount)
+	set("policy", s.PlayerSessionCreationPolicy != old.PlayerSessionCreationPolicy, s.PlayerSessionCreationPolicy)
+	ended := store.Millis(s.TerminationTime)
+	set("ended", ended != store.Millis(old.TerminationTime), ended)
+	set("reason", s.StatusReason != old.StatusReason, s.StatusReason)
+	return q.String(), args
 }
 
 // takeKnownSeats is takeSeats for a session this job knows that has the

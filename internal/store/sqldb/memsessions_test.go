@@ -202,6 +202,48 @@ func TestSessionsFromMemoryInWrites(t *testing.T) {
 				w.agree(id)
 			})
 
+			// An update from memory sets only the columns that changed:
+			// those it leaves out keep what the row held, and those it
+			// sets hold the new values, as the store's queries read them.
+			t.Run("columns changed", func(t *testing.T) {
+				w := open(t)
+				id := w.newSession(4)
+				w.agree(id)
+				columns := func() [6]any {
+					t.Helper()
+					var name, status, compute, reason string
+					var maxPlayers, ended int64
+					err := w.raw.QueryRow(rebind(w.db, `SELECT name, status, compute, reason, max_players, ended FROM game_sessions WHERE id = ?`), id).
+						Scan(&name, &status, &compute, &reason, &maxPlayers, &ended)
+					if err != nil {
+						t.Fatal(err)
+					}
+					return [6]any{name, status, compute, reason, maxPlayers, ended}
+				}
+				change := func(fn func(gs *game.GameSession)) {
+					w.update(func(tx store.Tx) error {
+						gs, err := tx.GetGameSession(id)
+						if err != nil {
+							return err
+						}
+						fn(gs)
+						return tx.UpdateGameSession(gs)
+					})
+				}
+				change(func(gs *game.GameSession) { gs.Name = "renamed" })
+				w.agree(id)
+				if got, want := columns(), [6]any{"renamed", game.SessionActive, "", "", int64(4), int64(0)}; got != want {
+					t.Errorf("after a new name: columns %v, want %v", got, want)
+				}
+				end := time.UnixMilli(time.Now().UnixMilli())
+				change(func(gs *game.GameSession) {
+					gs.Status, gs.StatusReason, gs.TerminationTime, gs.ComputeName = game.SessionTerminated, "INTERRUPTED", end, "compute-2"
+				}) // an ended session leaves the memory
+				if got, want := columns(), [6]any{"renamed", game.SessionTerminated, "compute-2", "INTERRUPTED", int64(4), end.UnixMilli()}; got != want {
+					t.Errorf("after the end: columns %v, want %v", got, want)
+				}
+			})
+
 			t.Run("written earlier in the batch", func(t *testing.T) {
 				w := open(t)
 				id := w.newSession(4)

@@ -64,7 +64,7 @@ func (t *Tx) FleetMetrics(f *game.Fleet, since, until time.Time) ([]game.FleetMe
 			func(loc string, n []int64) {
 				m.at(loc).ServerProcessTerminations, m.at(loc).ServerProcessAbnormalTerminations = int(n[0]), int(n[1])
 			}},
-		{`SELECT location, COUNT(*) FROM game_sessions WHERE fleet_id = ? AND ended >= ? AND ended < ?
+		{`SELECT location, COUNT(*) FROM game_sessions WHERE fleet_id = ? AND ended >= ? AND ended < ? AND ended > 0
 			AND reason = 'INTERRUPTED' GROUP BY location`, []any{f.ID, from, to},
 			func(loc string, n []int64) { m.at(loc).GameSessionInterruptions = int(n[0]) }},
 		// CROSS JOIN: SQLite starts from the player sessions of the window

@@ -321,7 +321,7 @@ func (t *Tx) BusyComputes(fleetID string) (map[string]bool, error) {
 
 func (t *Tx) CountCreatorSessions(fleetID, creatorID string, since time.Time) (int, error) {
 	var n int
-	err := t.queryRow(`SELECT COUNT(*) FROM game_sessions WHERE fleet_id = ? AND creator_id = ? AND created >= ?`,
+	err := t.queryRow(`SELECT COUNT(*) FROM game_sessions WHERE fleet_id = ? AND creator_id = ? AND creator_id <> '' AND created >= ?`,
 		fleetID, creatorID, store.Millis(since)).Scan(&n)
 	return n, err
 }
