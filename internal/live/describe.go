@@ -68,7 +68,7 @@ func (l *Sessions) list(f store.SessionFilter, p store.Page) (list []*entry, nex
 		return len(page) <= n
 	})
 	if len(page) > n {
-		next = store.EncodeToken(store.SessionCursor{C: page[n-1].created, PK: page[n-1].pk})
+		next = store.SessionCursor{C: page[n-1].created, PK: page[n-1].pk}.Token()
 	}
 	return page[:min(len(page), n)], next, true, nil
 }

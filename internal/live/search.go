@@ -54,7 +54,7 @@ func (l *Sessions) search(q store.SearchQuery, p store.Page) (list []*entry, nex
 	if len(page) > n {
 		c := cursorAt(q.Sort, page[n-1])
 		c.Q = fp
-		next = store.EncodeToken(c)
+		next = c.Token()
 	}
 	return page[:min(len(page), n)], next, true, nil
 }

@@ -12,7 +12,6 @@ package search
 
 import (
 	"strconv"
-	"strings"
 )
 
 // Field is a searchable attribute of a game session.
@@ -73,17 +72,27 @@ type Operand struct {
 }
 
 // String returns the operand as written in an expression.
-func (o Operand) String() string {
+func (o Operand) String() string { return string(o.Append(nil)) }
+
+// Append appends the operand as written in an expression to dst.
+func (o Operand) Append(dst []byte) []byte {
 	if o.Field == Property {
-		return PropertyPrefix + o.Key
+		return append(append(dst, PropertyPrefix...), o.Key...)
 	}
-	for name, f := range fieldNames {
-		if f == o.Field {
-			return name
-		}
+	if o.Field > 0 && int(o.Field) < len(fieldSpelling) && fieldSpelling[o.Field] != "" {
+		return append(dst, fieldSpelling[o.Field]...)
 	}
-	return "?"
+	return append(dst, '?')
 }
+
+// fieldSpelling is fieldNames by field.
+var fieldSpelling = func() []string {
+	s := make([]string, HasAvailablePlayerSessions+1)
+	for name, f := range fieldNames {
+		s[f] = name
+	}
+	return s
+}()
 
 // Comparator is one of = <> < > <= >=.
 type Comparator string
@@ -124,36 +133,53 @@ type And struct{ L, R Expr }
 // Or holds when L or R holds.
 type Or struct{ L, R Expr }
 
-func (c *Cond) String() string {
-	var v string
-	switch c.Operand.Field.Kind() {
-	case Number:
-		v = strconv.FormatInt(c.Num, 10)
-	case Bool:
-		v = strconv.FormatBool(c.Bool)
-	default:
-		v = Quote(c.Str)
+// AppendExpr appends e as a filter expression, as e.String() spells it,
+// to dst.
+func AppendExpr(dst []byte, e Expr) []byte {
+	switch e := e.(type) {
+	case *Cond:
+		dst = append(e.Operand.Append(dst), ' ')
+		dst = append(append(dst, e.Op...), ' ')
+		switch e.Operand.Field.Kind() {
+		case Number:
+			return strconv.AppendInt(dst, e.Num, 10)
+		case Bool:
+			return strconv.AppendBool(dst, e.Bool)
+		}
+		return AppendQuote(dst, e.Str)
+	case *Not:
+		return AppendExpr(append(dst, "NOT "...), e.X)
+	case *And:
+		dst = AppendExpr(append(dst, '('), e.L)
+		return append(AppendExpr(append(dst, " AND "...), e.R), ')')
+	case *Or:
+		dst = AppendExpr(append(dst, '('), e.L)
+		return append(AppendExpr(append(dst, " OR "...), e.R), ')')
+	case nil:
+		return dst
 	}
-	return c.Operand.String() + " " + string(c.Op) + " " + v
+	return append(dst, e.String()...)
 }
 
-func (n *Not) String() string { return "NOT " + n.X.String() }
-func (a *And) String() string { return "(" + a.L.String() + " AND " + a.R.String() + ")" }
-func (o *Or) String() string  { return "(" + o.L.String() + " OR " + o.R.String() + ")" }
+func (c *Cond) String() string { return string(AppendExpr(nil, c)) }
+func (n *Not) String() string  { return string(AppendExpr(nil, n)) }
+func (a *And) String() string  { return string(AppendExpr(nil, a)) }
+func (o *Or) String() string   { return string(AppendExpr(nil, o)) }
 
 // Quote returns s as a single-quoted string literal, escaping quotes and
 // backslashes with a backslash.
-func Quote(s string) string {
-	var b strings.Builder
-	b.WriteByte('\'')
+func Quote(s string) string { return string(AppendQuote(nil, s)) }
+
+// AppendQuote appends Quote(s) to dst.
+func AppendQuote(dst []byte, s string) []byte {
+	dst = append(dst, '\'')
 	for i := 0; i < len(s); i++ {
 		if s[i] == '\'' || s[i] == '\\' {
-			b.WriteByte('\\')
+			dst = append(dst, '\\')
 		}
-		b.WriteByte(s[i])
+		dst = append(dst, s[i])
 	}
-	b.WriteByte('\'')
-	return b.String()
+	return append(dst, '\'')
 }
 
 // Sort orders results by one operand.
@@ -163,9 +189,13 @@ type Sort struct {
 }
 
 // String returns the sort as a SortExpression.
-func (s Sort) String() string {
+func (s Sort) String() string { return string(s.Append(nil)) }
+
+// Append appends the sort as a SortExpression to dst.
+func (s Sort) Append(dst []byte) []byte {
+	dst = s.Operand.Append(dst)
 	if s.Desc {
-		return s.Operand.String() + " DESC"
+		return append(dst, " DESC"...)
 	}
-	return s.Operand.String() + " ASC"
+	return append(dst, " ASC"...)
 }

@@ -5,7 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"strings"
+	"strconv"
 
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/search"
@@ -47,6 +47,38 @@ type SessionCursor struct {
 	PK int64 `json:"p"`
 }
 
+// Token is EncodeToken(c), the same bytes, written without reflection.
+func (c SessionCursor) Token() string {
+	var buf [64]byte
+	b := append(buf[:0], `{"c":`...)
+	b = strconv.AppendInt(b, c.C, 10)
+	b = append(b, `,"p":`...)
+	b = strconv.AppendInt(b, c.PK, 10)
+	return tokenOf(append(b, '}'))
+}
+
+// tokenOf is the base64 of a token's JSON.
+func tokenOf(js []byte) string {
+	var buf [192]byte
+	out := buf[:0]
+	if n := base64.RawURLEncoding.EncodedLen(len(js)); n > len(buf) {
+		out = make([]byte, 0, n)
+	}
+	return string(base64.RawURLEncoding.AppendEncode(out, js))
+}
+
+// plainJSON reports whether encoding/json writes s between its quotes
+// as it is: printable ASCII other than the quote, the backslash and the
+// characters it escapes for HTML.
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
+}
+
 // SearchCursor is the position after the last session of a
 // SearchGameSessions page: its sort value (S for strings, N for numbers,
 // neither when the session lacks the sorted property or there is no
@@ -58,6 +90,32 @@ type SearchCursor struct {
 	N *int64  `json:"n,omitempty"`
 	C int64   `json:"c"`
 	P int64   `json:"p"`
+}
+
+// Token is EncodeToken(c), the same bytes, written without reflection
+// when its strings need no escaping.
+func (c SearchCursor) Token() string {
+	if !plainJSON(c.Q) || c.S != nil && !plainJSON(*c.S) {
+		return EncodeToken(c)
+	}
+	var buf [160]byte
+	b := append(buf[:0], `{"q":"`...)
+	b = append(b, c.Q...)
+	b = append(b, '"')
+	if c.S != nil {
+		b = append(b, `,"s":"`...)
+		b = append(b, *c.S...)
+		b = append(b, '"')
+	}
+	if c.N != nil {
+		b = append(b, `,"n":`...)
+		b = strconv.AppendInt(b, *c.N, 10)
+	}
+	b = append(b, `,"c":`...)
+	b = strconv.AppendInt(b, c.C, 10)
+	b = append(b, `,"p":`...)
+	b = strconv.AppendInt(b, c.P, 10)
+	return tokenOf(append(b, '}'))
 }
 
 // SearchAfter decodes the cursor of token for q (nil when token is
@@ -94,19 +152,26 @@ func (c *SearchCursor) Fits(s *search.Sort) bool {
 }
 
 // Fingerprint identifies a search, so that a token is only accepted by
-// the search that issued it.
+// the search that issued it: the first 8 bytes, in hex, of the SHA-256 of
+// the fleet, location, filter and sort, each spelled as written and ended
+// by a zero byte (the sort's not). Tokens carry it, so it never changes.
 func (q SearchQuery) Fingerprint() string {
-	var b strings.Builder
-	b.WriteString(q.FleetID + "\x00" + q.Location + "\x00")
+	var buf [256]byte
+	b := append(buf[:0], q.FleetID...)
+	b = append(b, 0)
+	b = append(b, q.Location...)
+	b = append(b, 0)
 	if q.Filter != nil {
-		b.WriteString(q.Filter.String())
+		b = search.AppendExpr(b, q.Filter)
 	}
-	b.WriteString("\x00")
+	b = append(b, 0)
 	if q.Sort != nil {
-		b.WriteString(q.Sort.String())
+		b = q.Sort.Append(b)
 	}
-	sum := sha256.Sum256([]byte(b.String()))
-	return hex.EncodeToString(sum[:8])
+	sum := sha256.Sum256(b)
+	var out [16]byte
+	hex.Encode(out[:], sum[:8])
+	return string(out[:])
 }
 
 // PageLimit returns a page size: l, or def when l is not positive, at

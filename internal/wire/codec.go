@@ -105,13 +105,27 @@ func decodeJSON(body []byte, v any) error {
 	if err := checkJSONDepth(body, MaxNesting); err != nil {
 		return err
 	}
+	// A body that is one JSON value is decoded in place. Unmarshal checks
+	// the whole body's syntax before it fills v, so a body it finds
+	// malformed (among them one with data after the object) leaves v as
+	// it was and is read again by the stream decoder, whose errors say
+	// where; any other error is the same from both.
+	if err := json.Unmarshal(body, v); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return decodeJSONStream(body, v)
+		}
+		return decodeJSONError(body, v, err)
+	}
+	return checkJSONKeys(body, reflect.TypeOf(v))
+}
+
+// decodeJSONStream decodes the JSON object at the start of body into v,
+// refusing anything but white space after it.
+func decodeJSONStream(body []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(v); err != nil {
-		var te *timeError
-		if errors.As(err, &te) {
-			return &DecodeError{Member: timeMember(JSON, body, v), Reason: te.reason}
-		}
-		return jsonError(err)
+		return decodeJSONError(body, v, err)
 	}
 	// Anything but white space after the object (what Token would read
 	// rather than io.EOF) is refused.
@@ -121,6 +135,14 @@ func decodeJSON(body []byte, v any) error {
 		}
 	}
 	return checkJSONKeys(body, reflect.TypeOf(v))
+}
+
+func decodeJSONError(body []byte, v any, err error) error {
+	var te *timeError
+	if errors.As(err, &te) {
+		return &DecodeError{Member: timeMember(JSON, body, v), Reason: te.reason}
+	}
+	return jsonError(err)
 }
 
 // checkJSONDepth refuses a body nesting objects and arrays deeper than

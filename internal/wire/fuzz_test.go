@@ -122,6 +122,8 @@ func newOf(v any) any {
 		return &UpdateRuntimeConfigurationInput{}
 	case *StartMatchmakingInput:
 		return &StartMatchmakingInput{}
+	case *DescribeGameSessionsInput:
+		return &DescribeGameSessionsInput{}
 	}
 	panic("add the shape to newOf")
 }

@@ -136,3 +136,35 @@ func BenchmarkDecodeJSON(b *testing.B) {
 		}
 	}
 }
+
+// FuzzDecodeJSONAsStream: decoding a body with json.Unmarshal answers as
+// the stream decoder does (decodeJSONStream, which it falls back to on a
+// syntax error): the same value decoded, the same error.
+func FuzzDecodeJSONAsStream(f *testing.F) {
+	for _, s := range jsonSeeds {
+		f.Add([]byte(s))
+	}
+	for _, s := range []string{
+		`{"Limit": "x"} x`, `{"Limit": 1e99}`, `{"Limit": 1.5, "FleetId": 3}`, `{"StartTime": "x"}`, `{"StartTime": 1} {`,
+		`{"FleetId": "f"}` + "\n\t ", `{"FleetId": "f",}`, `{"FleetId": "f"`, `{"limit": 5}`, `{"Limit": null}`, "{\"FleetId\": \"\xff\"}",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		trimmed := bytes.TrimLeft(body, " \t\r\n")
+		if len(trimmed) == 0 || trimmed[0] != '{' || checkJSONDepth(body, MaxNesting) != nil {
+			return
+		}
+		for _, shape := range append(fuzzShapes(), &DescribeGameSessionsInput{}) {
+			got, want := newOf(shape), newOf(shape)
+			gerr := decodeJSON(body, got)
+			werr := decodeJSONStream(body, want)
+			if !sameError(gerr, werr) {
+				t.Fatalf("%T %q: error %v, was %v", shape, body, gerr, werr)
+			}
+			if gerr == nil && !reflect.DeepEqual(got, want) {
+				t.Fatalf("%T %q: %+v, was %+v", shape, body, got, want)
+			}
+		}
+	})
+}

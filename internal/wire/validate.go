@@ -37,11 +37,14 @@ func (e *ValidationError) Error() string {
 	return msg
 }
 
+// err is nil when e holds no violation, else a copy of e: the one
+// checked stays on the caller's stack.
 func (e *ValidationError) err() error {
 	if e.Count == 0 {
 		return nil
 	}
-	return e
+	c := *e
+	return &c
 }
 
 // listing reports whether a new violation will be listed; add counts it
@@ -72,7 +75,104 @@ func quote(v string, sensitive bool) string {
 	return "'" + v + "'"
 }
 
-func (e *ValidationError) str(path, v string, min, max int, re *regexp.Regexp, enum []string, sensitive bool) {
+// pattern is a model pattern: its regexp, and for a few patterns every
+// read checks, a function matching the same strings without it.
+type pattern struct {
+	re    *regexp.Regexp
+	match func(string) bool
+}
+
+func (p *pattern) matches(v string) bool {
+	if p.match != nil {
+		return p.match(v)
+	}
+	return p.re.MatchString(v)
+}
+
+// matchFleetIDOrARN is ^[a-z]*fleet-[a-zA-Z0-9\-]+$ or
+// ^arn:.*:[a-z]*fleet\/[a-z]*fleet-[a-zA-Z0-9\-]+$.
+func matchFleetIDOrARN(v string) bool {
+	if isFleetID(v) {
+		return true
+	}
+	rest, ok := strings.CutPrefix(v, "arn:")
+	if !ok {
+		return false
+	}
+	// What follows the last colon holds no colon, so that colon ends .*,
+	// which must be at least empty and holds no line feed.
+	i := strings.LastIndexByte(rest, ':')
+	if i < 0 || strings.IndexByte(rest[:i], '\n') >= 0 {
+		return false
+	}
+	kind, id, ok := strings.Cut(rest[i+1:], "/")
+	return ok && isLowerFleet(kind) && isFleetID(id)
+}
+
+// isFleetID is [a-z]*fleet-[a-zA-Z0-9\-]+, the whole of v: the run of
+// lowercase letters at its start ends in "fleet", a hyphen follows (it
+// ends the run), then one or more of the class.
+func isFleetID(v string) bool {
+	k := 0
+	for k < len(v) && v[k] >= 'a' && v[k] <= 'z' {
+		k++
+	}
+	if !isLowerFleet(v[:k]) || k+1 >= len(v) || v[k] != '-' {
+		return false
+	}
+	return allIn(v[k+1:], alnumHyphen)
+}
+
+// isLowerFleet is [a-z]*fleet, the whole of v.
+func isLowerFleet(v string) bool {
+	if !strings.HasSuffix(v, "fleet") {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if v[i] < 'a' || v[i] > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// matchGameSessionID is ^[a-zA-Z0-9:/-]+$.
+func matchGameSessionID(v string) bool { return v != "" && allIn(v, alnumColonSlashHyphen) }
+
+// matchAlnumHyphen is ^[A-Za-z0-9\-]+$ (and the model's other spellings
+// of it).
+func matchAlnumHyphen(v string) bool { return v != "" && allIn(v, alnumHyphen) }
+
+// Byte classes: which ASCII bytes are in them.
+var (
+	alnumHyphen           = byteClass("-")
+	alnumColonSlashHyphen = byteClass(":/-")
+)
+
+func byteClass(extra string) *[256]bool {
+	var c [256]bool
+	for b := '0'; b <= '9'; b++ {
+		c[b] = true
+	}
+	for b := 'a'; b <= 'z'; b++ {
+		c[b], c[b-'a'+'A'] = true, true
+	}
+	for i := 0; i < len(extra); i++ {
+		c[extra[i]] = true
+	}
+	return &c
+}
+
+func allIn(v string, class *[256]bool) bool {
+	for i := 0; i < len(v); i++ {
+		if !class[v[i]] {
+			return false
+		}
+	}
+	return true
+}
+
+func (e *ValidationError) str(path, v string, min, max int, re *pattern, enum []string, sensitive bool) {
 	n := utf8.RuneCountInString(v)
 	if !utf8.ValidString(v) {
 		e.add("(invalid UTF-8)", path, "Member must be valid UTF-8")
@@ -84,8 +184,8 @@ func (e *ValidationError) str(path, v string, min, max int, re *regexp.Regexp, e
 	if max >= 0 && n > max {
 		e.add(quote(v, sensitive), path, fmt.Sprintf("Member must have length less than or equal to %d", max))
 	}
-	if re != nil && !re.MatchString(v) {
-		e.add(quote(v, sensitive), path, "Member must satisfy regular expression pattern: "+strings.TrimSuffix(strings.TrimPrefix(re.String(), "^(?:"), ")$"))
+	if re != nil && !re.matches(v) {
+		e.add(quote(v, sensitive), path, "Member must satisfy regular expression pattern: "+strings.TrimSuffix(strings.TrimPrefix(re.re.String(), "^(?:"), ")$"))
 	}
 	if enum != nil && !contains(enum, v) {
 		e.add(quote(v, sensitive), path, "Member must satisfy enum value set: ["+strings.Join(enum, ", ")+"]")

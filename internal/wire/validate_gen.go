@@ -4,51 +4,51 @@ package wire
 
 import "regexp"
 
-var patterns = [...]*regexp.Regexp{
-	regexp.MustCompile("^(?:[a-zA-Z0-9-\\.]*)$"),
-	regexp.MustCompile("^(?:^\\d{1,5}(?:\\.\\d{1,5})?$)$"),
-	regexp.MustCompile("^(?:[a-zA-Z0-9-\\.]+|^arn:.*:gameservergroup\\/[a-zA-Z0-9-\\.]+)$"),
-	regexp.MustCompile("^(?:[a-zA-Z0-9-\\.]+)$"),
-	regexp.MustCompile("^(?:.*\\S.*)$"),
-	regexp.MustCompile("^(?:^[a-zA-Z0-9\\-]+$)$"),
-	regexp.MustCompile("^(?:^\\/[\\s\\S]*$)$"),
-	regexp.MustCompile("^(?:^(\\/+[^\\/]+\\/*)+$)$"),
-	regexp.MustCompile("^(?:^\\d+\\.\\d+\\.\\d+$)$"),
-	regexp.MustCompile("^(?:^arn:.*:role\\/[\\w+=,.@-]+)$"),
-	regexp.MustCompile("^(?:^[a-zA-Z0-9\\-]+$|^arn:.*:containergroupdefinition\\/[a-zA-Z0-9\\-]+(:[0-9]+)?$)$"),
-	regexp.MustCompile("^(?:^build-\\S+|^arn:.*:build\\/build-\\S+)$"),
-	regexp.MustCompile("^(?:^script-\\S+|^arn:.*:script\\/script-\\S+)$"),
-	regexp.MustCompile("^(?:[A-Za-z0-9_:.+\\/\\\\\\- ]+)$"),
-	regexp.MustCompile("^(?:[A-Za-z0-9_:.+\\/\\\\\\- =@;{},?'\\[\\]\"]+)$"),
-	regexp.MustCompile("^(?:^[a-z]*fleet-[a-zA-Z0-9\\-]+$|^arn:.*:[a-z]*fleet\\/[a-z]*fleet-[a-zA-Z0-9\\-]+$)$"),
-	regexp.MustCompile("^(?:^subnet-[0-9a-z]+$)$"),
-	regexp.MustCompile("^(?:^alias-\\S+|^arn:.*:alias\\/alias-\\S+)$"),
-	regexp.MustCompile("^(?:[a-zA-Z0-9-]+)$"),
-	regexp.MustCompile("^(?:^[A-Za-z0-9\\-]+)$"),
-	regexp.MustCompile("^(?:[\\s\\S]*)$"),
-	regexp.MustCompile("^(?:[a-zA-Z0-9:_-]*(\\.fifo)?|https?://[^\\s]+)$"),
-	regexp.MustCompile("^(?:^custom-[A-Za-z0-9\\-]+)$"),
-	regexp.MustCompile("^(?:[a-zA-Z0-9:/-]+)$"),
-	regexp.MustCompile("^(?:[a-zA-Z0-9-\\.]*|^arn:.*:matchmakingruleset\\/[a-zA-Z0-9-\\.]*)$"),
-	regexp.MustCompile("^(?:[a-zA-Z0-9:_/-]*(.fifo)?|https?://[^\\s]+)$"),
-	regexp.MustCompile("^(?:^[0-9]+\\.(?:x|[0-9]+)$)$"),
-	regexp.MustCompile("^(?:^[a-z]*fleet-[a-zA-Z0-9\\-]+)$"),
-	regexp.MustCompile("^(?:[a-zA-Z0-9-]+|^arn:.*:gamesessionqueue\\/[a-zA-Z0-9-]+)$"),
-	regexp.MustCompile("^(?:^custom-[A-Za-z0-9\\-]+|^arn:.*:location\\/custom-\\S+)$"),
-	regexp.MustCompile("^(?:[a-zA-Z0-9-\\.]*|^arn:.*:matchmakingconfiguration\\/[a-zA-Z0-9-\\.]*)$"),
-	regexp.MustCompile("^(?:^[a-zA-Z0-9\\-]+(\\/[a-zA-Z0-9\\-]+)?$|^arn:.*:compute\\/[a-zA-Z0-9\\-]+(\\/[a-zA-Z0-9\\-]+)?)$"),
-	regexp.MustCompile("^(?:[a-zA-Z0-9\\.-]+)$"),
-	regexp.MustCompile("^(?:^i-[0-9a-zA-Z]{17}$)$"),
-	regexp.MustCompile("^(?:^psess-\\S+)$"),
-	regexp.MustCompile("^(?:^[a-zA-Z0-9-_\\.@\\/:]+$)$"),
-	regexp.MustCompile("^(?:^[\\x{0031}-\\x{0039}][\\x{0030}-\\x{0039}]{0,2}$)$"),
-	regexp.MustCompile("^(?:[^\\s]+)$"),
-	regexp.MustCompile("^(?:[\\x{0020}-\\x{D7FF}\\x{E000}-\\x{FFFD}\\x{10000}-\\x{10FFFF}\\r\\n\\t]+)$"),
-	regexp.MustCompile("^(?:[a-zA-Z0-9\\(\\)\\.\\-/_]+)$"),
-	regexp.MustCompile("^(?:[a-zA-Z0-9:/\\-\\*]+)$"),
-	regexp.MustCompile("^(?:^[a-zA-Z0-9\\-]+(\\/[a-zA-Z0-9\\-]+)?)$"),
-	regexp.MustCompile("^(?:^[0-9a-zA-Z_\\-\\.]+)$"),
-	regexp.MustCompile("^(?:^[0-9A-Fa-f\\:\\.]+)$"),
+var patterns = [...]pattern{
+	{regexp.MustCompile("^(?:[a-zA-Z0-9-\\.]*)$"), nil},
+	{regexp.MustCompile("^(?:^\\d{1,5}(?:\\.\\d{1,5})?$)$"), nil},
+	{regexp.MustCompile("^(?:[a-zA-Z0-9-\\.]+|^arn:.*:gameservergroup\\/[a-zA-Z0-9-\\.]+)$"), nil},
+	{regexp.MustCompile("^(?:[a-zA-Z0-9-\\.]+)$"), nil},
+	{regexp.MustCompile("^(?:.*\\S.*)$"), nil},
+	{regexp.MustCompile("^(?:^[a-zA-Z0-9\\-]+$)$"), matchAlnumHyphen},
+	{regexp.MustCompile("^(?:^\\/[\\s\\S]*$)$"), nil},
+	{regexp.MustCompile("^(?:^(\\/+[^\\/]+\\/*)+$)$"), nil},
+	{regexp.MustCompile("^(?:^\\d+\\.\\d+\\.\\d+$)$"), nil},
+	{regexp.MustCompile("^(?:^arn:.*:role\\/[\\w+=,.@-]+)$"), nil},
+	{regexp.MustCompile("^(?:^[a-zA-Z0-9\\-]+$|^arn:.*:containergroupdefinition\\/[a-zA-Z0-9\\-]+(:[0-9]+)?$)$"), nil},
+	{regexp.MustCompile("^(?:^build-\\S+|^arn:.*:build\\/build-\\S+)$"), nil},
+	{regexp.MustCompile("^(?:^script-\\S+|^arn:.*:script\\/script-\\S+)$"), nil},
+	{regexp.MustCompile("^(?:[A-Za-z0-9_:.+\\/\\\\\\- ]+)$"), nil},
+	{regexp.MustCompile("^(?:[A-Za-z0-9_:.+\\/\\\\\\- =@;{},?'\\[\\]\"]+)$"), nil},
+	{regexp.MustCompile("^(?:^[a-z]*fleet-[a-zA-Z0-9\\-]+$|^arn:.*:[a-z]*fleet\\/[a-z]*fleet-[a-zA-Z0-9\\-]+$)$"), matchFleetIDOrARN},
+	{regexp.MustCompile("^(?:^subnet-[0-9a-z]+$)$"), nil},
+	{regexp.MustCompile("^(?:^alias-\\S+|^arn:.*:alias\\/alias-\\S+)$"), nil},
+	{regexp.MustCompile("^(?:[a-zA-Z0-9-]+)$"), matchAlnumHyphen},
+	{regexp.MustCompile("^(?:^[A-Za-z0-9\\-]+)$"), matchAlnumHyphen},
+	{regexp.MustCompile("^(?:[\\s\\S]*)$"), nil},
+	{regexp.MustCompile("^(?:[a-zA-Z0-9:_-]*(\\.fifo)?|https?://[^\\s]+)$"), nil},
+	{regexp.MustCompile("^(?:^custom-[A-Za-z0-9\\-]+)$"), nil},
+	{regexp.MustCompile("^(?:[a-zA-Z0-9:/-]+)$"), matchGameSessionID},
+	{regexp.MustCompile("^(?:[a-zA-Z0-9-\\.]*|^arn:.*:matchmakingruleset\\/[a-zA-Z0-9-\\.]*)$"), nil},
+	{regexp.MustCompile("^(?:[a-zA-Z0-9:_/-]*(.fifo)?|https?://[^\\s]+)$"), nil},
+	{regexp.MustCompile("^(?:^[0-9]+\\.(?:x|[0-9]+)$)$"), nil},
+	{regexp.MustCompile("^(?:^[a-z]*fleet-[a-zA-Z0-9\\-]+)$"), nil},
+	{regexp.MustCompile("^(?:[a-zA-Z0-9-]+|^arn:.*:gamesessionqueue\\/[a-zA-Z0-9-]+)$"), nil},
+	{regexp.MustCompile("^(?:^custom-[A-Za-z0-9\\-]+|^arn:.*:location\\/custom-\\S+)$"), nil},
+	{regexp.MustCompile("^(?:[a-zA-Z0-9-\\.]*|^arn:.*:matchmakingconfiguration\\/[a-zA-Z0-9-\\.]*)$"), nil},
+	{regexp.MustCompile("^(?:^[a-zA-Z0-9\\-]+(\\/[a-zA-Z0-9\\-]+)?$|^arn:.*:compute\\/[a-zA-Z0-9\\-]+(\\/[a-zA-Z0-9\\-]+)?)$"), nil},
+	{regexp.MustCompile("^(?:[a-zA-Z0-9\\.-]+)$"), nil},
+	{regexp.MustCompile("^(?:^i-[0-9a-zA-Z]{17}$)$"), nil},
+	{regexp.MustCompile("^(?:^psess-\\S+)$"), nil},
+	{regexp.MustCompile("^(?:^[a-zA-Z0-9-_\\.@\\/:]+$)$"), nil},
+	{regexp.MustCompile("^(?:^[\\x{0031}-\\x{0039}][\\x{0030}-\\x{0039}]{0,2}$)$"), nil},
+	{regexp.MustCompile("^(?:[^\\s]+)$"), nil},
+	{regexp.MustCompile("^(?:[\\x{0020}-\\x{D7FF}\\x{E000}-\\x{FFFD}\\x{10000}-\\x{10FFFF}\\r\\n\\t]+)$"), nil},
+	{regexp.MustCompile("^(?:[a-zA-Z0-9\\(\\)\\.\\-/_]+)$"), nil},
+	{regexp.MustCompile("^(?:[a-zA-Z0-9:/\\-\\*]+)$"), nil},
+	{regexp.MustCompile("^(?:^[a-zA-Z0-9\\-]+(\\/[a-zA-Z0-9\\-]+)?)$"), nil},
+	{regexp.MustCompile("^(?:^[0-9a-zA-Z_\\-\\.]+)$"), nil},
+	{regexp.MustCompile("^(?:^[0-9A-Fa-f\\:\\.]+)$"), nil},
 }
 
 func (v *AcceptMatchInput) validate(p string, e *ValidationError) {
@@ -56,7 +56,7 @@ func (v *AcceptMatchInput) validate(p string, e *ValidationError) {
 		e.required(p + "ticketId")
 	}
 	if v.TicketId != nil {
-		e.str(p+"ticketId", *v.TicketId, -1, 128, patterns[0], nil, false)
+		e.str(p+"ticketId", *v.TicketId, -1, 128, &patterns[0], nil, false)
 	}
 	if v.PlayerIds == nil {
 		e.required(p + "playerIds")
@@ -76,8 +76,8 @@ func (v *AcceptMatchInput) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *AcceptMatchInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -86,14 +86,14 @@ func (v *AnywhereConfiguration) validate(p string, e *ValidationError) {
 		e.required(p + "cost")
 	}
 	if v.Cost != nil {
-		e.str(p+"cost", *v.Cost, 1, 11, patterns[1], nil, false)
+		e.str(p+"cost", *v.Cost, 1, 11, &patterns[1], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *AnywhereConfiguration) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -114,7 +114,7 @@ func (v *AttributeValue) validate(p string, e *ValidationError) {
 }
 
 // Validate checks v against the model's constraints.
-func (v *AttributeValue) Validate() error { e := &ValidationError{}; v.validate("", e); return e.err() }
+func (v *AttributeValue) Validate() error { var e ValidationError; v.validate("", &e); return e.err() }
 
 func (v *CertificateConfiguration) validate(p string, e *ValidationError) {
 	if v.CertificateType == nil {
@@ -127,8 +127,8 @@ func (v *CertificateConfiguration) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *CertificateConfiguration) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -142,8 +142,8 @@ func (v *ClaimFilterOption) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *ClaimFilterOption) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -152,13 +152,13 @@ func (v *ClaimGameServerInput) validate(p string, e *ValidationError) {
 		e.required(p + "gameServerGroupName")
 	}
 	if v.GameServerGroupName != nil {
-		e.str(p+"gameServerGroupName", *v.GameServerGroupName, 1, 256, patterns[2], nil, false)
+		e.str(p+"gameServerGroupName", *v.GameServerGroupName, 1, 256, &patterns[2], nil, false)
 	}
 	if v.GameServerId != nil {
-		e.str(p+"gameServerId", *v.GameServerId, 3, 128, patterns[3], nil, false)
+		e.str(p+"gameServerId", *v.GameServerId, 3, 128, &patterns[3], nil, false)
 	}
 	if v.GameServerData != nil {
-		e.str(p+"gameServerData", *v.GameServerData, 1, 1024, patterns[4], nil, false)
+		e.str(p+"gameServerData", *v.GameServerData, 1, 1024, &patterns[4], nil, false)
 	}
 	if v.FilterOption != nil {
 		v.FilterOption.validate(p+"filterOption"+".", e)
@@ -167,8 +167,8 @@ func (v *ClaimGameServerInput) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *ClaimGameServerInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -189,8 +189,8 @@ func (v *ConnectionPortRange) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *ConnectionPortRange) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -199,7 +199,7 @@ func (v *ContainerDependency) validate(p string, e *ValidationError) {
 		e.required(p + "containerName")
 	}
 	if v.ContainerName != nil {
-		e.str(p+"containerName", *v.ContainerName, 1, 128, patterns[5], nil, false)
+		e.str(p+"containerName", *v.ContainerName, 1, 128, &patterns[5], nil, false)
 	}
 	if v.Condition == nil {
 		e.required(p + "condition")
@@ -211,8 +211,8 @@ func (v *ContainerDependency) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *ContainerDependency) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -233,8 +233,8 @@ func (v *ContainerEnvironment) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *ContainerEnvironment) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -264,8 +264,8 @@ func (v *ContainerHealthCheck) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *ContainerHealthCheck) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -274,10 +274,10 @@ func (v *ContainerMountPoint) validate(p string, e *ValidationError) {
 		e.required(p + "instancePath")
 	}
 	if v.InstancePath != nil {
-		e.str(p+"instancePath", *v.InstancePath, 1, 1024, patterns[6], nil, false)
+		e.str(p+"instancePath", *v.InstancePath, 1, 1024, &patterns[6], nil, false)
 	}
 	if v.ContainerPath != nil {
-		e.str(p+"containerPath", *v.ContainerPath, 1, 1024, patterns[7], nil, false)
+		e.str(p+"containerPath", *v.ContainerPath, 1, 1024, &patterns[7], nil, false)
 	}
 	if v.AccessLevel != nil {
 		e.str(p+"accessLevel", *v.AccessLevel, -1, -1, nil, ContainerMountPointAccessLevelValues, false)
@@ -286,8 +286,8 @@ func (v *ContainerMountPoint) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *ContainerMountPoint) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -305,8 +305,8 @@ func (v *ContainerPortConfiguration) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *ContainerPortConfiguration) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -333,8 +333,8 @@ func (v *ContainerPortRange) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *ContainerPortRange) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -343,7 +343,7 @@ func (v *CreateAliasInput) validate(p string, e *ValidationError) {
 		e.required(p + "name")
 	}
 	if v.Name != nil {
-		e.str(p+"name", *v.Name, 1, 1024, patterns[4], nil, false)
+		e.str(p+"name", *v.Name, 1, 1024, &patterns[4], nil, false)
 	}
 	if v.Description != nil {
 		e.str(p+"description", *v.Description, 1, 1024, nil, nil, false)
@@ -364,8 +364,8 @@ func (v *CreateAliasInput) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *CreateAliasInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -389,14 +389,14 @@ func (v *CreateBuildInput) validate(p string, e *ValidationError) {
 		}
 	}
 	if v.ServerSdkVersion != nil {
-		e.str(p+"serverSdkVersion", *v.ServerSdkVersion, -1, 128, patterns[8], nil, false)
+		e.str(p+"serverSdkVersion", *v.ServerSdkVersion, -1, 128, &patterns[8], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *CreateBuildInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -405,16 +405,16 @@ func (v *CreateContainerFleetInput) validate(p string, e *ValidationError) {
 		e.required(p + "fleetRoleArn")
 	}
 	if v.FleetRoleArn != nil {
-		e.str(p+"fleetRoleArn", *v.FleetRoleArn, 1, 256, patterns[9], nil, false)
+		e.str(p+"fleetRoleArn", *v.FleetRoleArn, 1, 256, &patterns[9], nil, false)
 	}
 	if v.Description != nil {
 		e.str(p+"description", *v.Description, 1, 1024, nil, nil, false)
 	}
 	if v.GameServerContainerGroupDefinitionName != nil {
-		e.str(p+"gameServerContainerGroupDefinitionName", *v.GameServerContainerGroupDefinitionName, 1, 512, patterns[10], nil, false)
+		e.str(p+"gameServerContainerGroupDefinitionName", *v.GameServerContainerGroupDefinitionName, 1, 512, &patterns[10], nil, false)
 	}
 	if v.PerInstanceContainerGroupDefinitionName != nil {
-		e.str(p+"perInstanceContainerGroupDefinitionName", *v.PerInstanceContainerGroupDefinitionName, 1, 512, patterns[10], nil, false)
+		e.str(p+"perInstanceContainerGroupDefinitionName", *v.PerInstanceContainerGroupDefinitionName, 1, 512, &patterns[10], nil, false)
 	}
 	if v.InstanceConnectionPortRange != nil {
 		v.InstanceConnectionPortRange.validate(p+"instanceConnectionPortRange"+".", e)
@@ -468,8 +468,8 @@ func (v *CreateContainerFleetInput) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *CreateContainerFleetInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -478,7 +478,7 @@ func (v *CreateContainerGroupDefinitionInput) validate(p string, e *ValidationEr
 		e.required(p + "name")
 	}
 	if v.Name != nil {
-		e.str(p+"name", *v.Name, 1, 128, patterns[5], nil, false)
+		e.str(p+"name", *v.Name, 1, 128, &patterns[5], nil, false)
 	}
 	if v.ContainerGroupType != nil {
 		e.str(p+"containerGroupType", *v.ContainerGroupType, -1, -1, nil, ContainerGroupTypeValues, false)
@@ -523,8 +523,8 @@ func (v *CreateContainerGroupDefinitionInput) validate(p string, e *ValidationEr
 
 // Validate checks v against the model's constraints.
 func (v *CreateContainerGroupDefinitionInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -539,16 +539,16 @@ func (v *CreateFleetInput) validate(p string, e *ValidationError) {
 		e.str(p+"description", *v.Description, 1, 1024, nil, nil, false)
 	}
 	if v.BuildId != nil {
-		e.str(p+"buildId", *v.BuildId, -1, -1, patterns[11], nil, false)
+		e.str(p+"buildId", *v.BuildId, -1, -1, &patterns[11], nil, false)
 	}
 	if v.ScriptId != nil {
-		e.str(p+"scriptId", *v.ScriptId, -1, -1, patterns[12], nil, false)
+		e.str(p+"scriptId", *v.ScriptId, -1, -1, &patterns[12], nil, false)
 	}
 	if v.ServerLaunchPath != nil {
-		e.str(p+"serverLaunchPath", *v.ServerLaunchPath, 1, 1024, patterns[13], nil, false)
+		e.str(p+"serverLaunchPath", *v.ServerLaunchPath, 1, 1024, &patterns[13], nil, false)
 	}
 	if v.ServerLaunchParameters != nil {
-		e.str(p+"serverLaunchParameters", *v.ServerLaunchParameters, 1, 1024, patterns[14], nil, false)
+		e.str(p+"serverLaunchParameters", *v.ServerLaunchParameters, 1, 1024, &patterns[14], nil, false)
 	}
 	if v.LogPaths != nil {
 		for i := range v.LogPaths {
@@ -625,8 +625,8 @@ func (v *CreateFleetInput) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *CreateFleetInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -635,7 +635,7 @@ func (v *CreateFleetLocationsInput) validate(p string, e *ValidationError) {
 		e.required(p + "fleetId")
 	}
 	if v.FleetId != nil {
-		e.str(p+"fleetId", *v.FleetId, 1, 512, patterns[15], nil, false)
+		e.str(p+"fleetId", *v.FleetId, 1, 512, &patterns[15], nil, false)
 	}
 	if v.Locations == nil {
 		e.required(p + "locations")
@@ -650,8 +650,8 @@ func (v *CreateFleetLocationsInput) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *CreateFleetLocationsInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -660,13 +660,13 @@ func (v *CreateGameServerGroupInput) validate(p string, e *ValidationError) {
 		e.required(p + "gameServerGroupName")
 	}
 	if v.GameServerGroupName != nil {
-		e.str(p+"gameServerGroupName", *v.GameServerGroupName, 1, 128, patterns[3], nil, false)
+		e.str(p+"gameServerGroupName", *v.GameServerGroupName, 1, 128, &patterns[3], nil, false)
 	}
 	if v.RoleArn == nil {
 		e.required(p + "roleArn")
 	}
 	if v.RoleArn != nil {
-		e.str(p+"roleArn", *v.RoleArn, 1, 256, patterns[9], nil, false)
+		e.str(p+"roleArn", *v.RoleArn, 1, 256, &patterns[9], nil, false)
 	}
 	if v.MinSize == nil {
 		e.required(p + "minSize")
@@ -707,7 +707,7 @@ func (v *CreateGameServerGroupInput) validate(p string, e *ValidationError) {
 	if v.VpcSubnets != nil {
 		e.count(p+"vpcSubnets", len(v.VpcSubnets), 1, 20)
 		for i := range v.VpcSubnets {
-			e.str(p+"vpcSubnets"+".member."+itoa(i+1), v.VpcSubnets[i], 15, 24, patterns[16], nil, false)
+			e.str(p+"vpcSubnets"+".member."+itoa(i+1), v.VpcSubnets[i], 15, 24, &patterns[16], nil, false)
 		}
 	}
 	if v.Tags != nil {
@@ -720,17 +720,17 @@ func (v *CreateGameServerGroupInput) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *CreateGameServerGroupInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
 func (v *CreateGameSessionInput) validate(p string, e *ValidationError) {
 	if v.FleetId != nil {
-		e.str(p+"fleetId", *v.FleetId, 1, 512, patterns[15], nil, false)
+		e.str(p+"fleetId", *v.FleetId, 1, 512, &patterns[15], nil, false)
 	}
 	if v.AliasId != nil {
-		e.str(p+"aliasId", *v.AliasId, -1, -1, patterns[17], nil, false)
+		e.str(p+"aliasId", *v.AliasId, -1, -1, &patterns[17], nil, false)
 	}
 	if v.MaximumPlayerSessionCount == nil {
 		e.required(p + "maximumPlayerSessionCount")
@@ -751,23 +751,23 @@ func (v *CreateGameSessionInput) validate(p string, e *ValidationError) {
 		e.str(p+"creatorId", *v.CreatorId, 1, 1024, nil, nil, false)
 	}
 	if v.GameSessionId != nil {
-		e.str(p+"gameSessionId", *v.GameSessionId, 1, 48, patterns[18], nil, false)
+		e.str(p+"gameSessionId", *v.GameSessionId, 1, 48, &patterns[18], nil, false)
 	}
 	if v.IdempotencyToken != nil {
-		e.str(p+"idempotencyToken", *v.IdempotencyToken, 1, 48, patterns[18], nil, false)
+		e.str(p+"idempotencyToken", *v.IdempotencyToken, 1, 48, &patterns[18], nil, false)
 	}
 	if v.GameSessionData != nil {
 		e.str(p+"gameSessionData", *v.GameSessionData, 1, 262144, nil, nil, false)
 	}
 	if v.Location != nil {
-		e.str(p+"location", *v.Location, 1, 64, patterns[19], nil, false)
+		e.str(p+"location", *v.Location, 1, 64, &patterns[19], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *CreateGameSessionInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -776,7 +776,7 @@ func (v *CreateGameSessionQueueInput) validate(p string, e *ValidationError) {
 		e.required(p + "name")
 	}
 	if v.Name != nil {
-		e.str(p+"name", *v.Name, 1, 128, patterns[18], nil, false)
+		e.str(p+"name", *v.Name, 1, 128, &patterns[18], nil, false)
 	}
 	if v.TimeoutInSeconds != nil {
 		e.num(p+"timeoutInSeconds", float64(*v.TimeoutInSeconds), true, 0, false, -1)
@@ -798,10 +798,10 @@ func (v *CreateGameSessionQueueInput) validate(p string, e *ValidationError) {
 		v.PriorityConfiguration.validate(p+"priorityConfiguration"+".", e)
 	}
 	if v.CustomEventData != nil {
-		e.str(p+"customEventData", *v.CustomEventData, 0, 256, patterns[20], nil, false)
+		e.str(p+"customEventData", *v.CustomEventData, 0, 256, &patterns[20], nil, false)
 	}
 	if v.NotificationTarget != nil {
-		e.str(p+"notificationTarget", *v.NotificationTarget, 0, 300, patterns[21], nil, false)
+		e.str(p+"notificationTarget", *v.NotificationTarget, 0, 300, &patterns[21], nil, false)
 	}
 	if v.Tags != nil {
 		e.count(p+"tags", len(v.Tags), 0, 200)
@@ -813,8 +813,8 @@ func (v *CreateGameSessionQueueInput) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *CreateGameSessionQueueInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -823,7 +823,7 @@ func (v *CreateLocationInput) validate(p string, e *ValidationError) {
 		e.required(p + "locationName")
 	}
 	if v.LocationName != nil {
-		e.str(p+"locationName", *v.LocationName, 8, 64, patterns[22], nil, false)
+		e.str(p+"locationName", *v.LocationName, 8, 64, &patterns[22], nil, false)
 	}
 	if v.Tags != nil {
 		e.count(p+"tags", len(v.Tags), 0, 200)
@@ -835,8 +835,8 @@ func (v *CreateLocationInput) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *CreateLocationInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -845,14 +845,14 @@ func (v *CreateMatchmakingConfigurationInput) validate(p string, e *ValidationEr
 		e.required(p + "name")
 	}
 	if v.Name != nil {
-		e.str(p+"name", *v.Name, -1, 128, patterns[0], nil, false)
+		e.str(p+"name", *v.Name, -1, 128, &patterns[0], nil, false)
 	}
 	if v.Description != nil {
 		e.str(p+"description", *v.Description, 1, 1024, nil, nil, false)
 	}
 	if v.GameSessionQueueArns != nil {
 		for i := range v.GameSessionQueueArns {
-			e.str(p+"gameSessionQueueArns"+".member."+itoa(i+1), v.GameSessionQueueArns[i], 1, 512, patterns[23], nil, false)
+			e.str(p+"gameSessionQueueArns"+".member."+itoa(i+1), v.GameSessionQueueArns[i], 1, 512, &patterns[23], nil, false)
 		}
 	}
 	if v.RequestTimeoutSeconds == nil {
@@ -871,10 +871,10 @@ func (v *CreateMatchmakingConfigurationInput) validate(p string, e *ValidationEr
 		e.required(p + "ruleSetName")
 	}
 	if v.RuleSetName != nil {
-		e.str(p+"ruleSetName", *v.RuleSetName, 1, 256, patterns[24], nil, false)
+		e.str(p+"ruleSetName", *v.RuleSetName, 1, 256, &patterns[24], nil, false)
 	}
 	if v.NotificationTarget != nil {
-		e.str(p+"notificationTarget", *v.NotificationTarget, 0, 300, patterns[25], nil, false)
+		e.str(p+"notificationTarget", *v.NotificationTarget, 0, 300, &patterns[25], nil, false)
 	}
 	if v.AdditionalPlayerCount != nil {
 		e.num(p+"additionalPlayerCount", float64(*v.AdditionalPlayerCount), true, 0, false, -1)
@@ -907,8 +907,8 @@ func (v *CreateMatchmakingConfigurationInput) validate(p string, e *ValidationEr
 
 // Validate checks v against the model's constraints.
 func (v *CreateMatchmakingConfigurationInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -917,7 +917,7 @@ func (v *CreateMatchmakingRuleSetInput) validate(p string, e *ValidationError) {
 		e.required(p + "name")
 	}
 	if v.Name != nil {
-		e.str(p+"name", *v.Name, -1, 128, patterns[0], nil, false)
+		e.str(p+"name", *v.Name, -1, 128, &patterns[0], nil, false)
 	}
 	if v.RuleSetBody == nil {
 		e.required(p + "ruleSetBody")
@@ -935,8 +935,8 @@ func (v *CreateMatchmakingRuleSetInput) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *CreateMatchmakingRuleSetInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -945,7 +945,7 @@ func (v *CreatePlayerSessionInput) validate(p string, e *ValidationError) {
 		e.required(p + "gameSessionId")
 	}
 	if v.GameSessionId != nil {
-		e.str(p+"gameSessionId", *v.GameSessionId, 1, 512, patterns[23], nil, false)
+		e.str(p+"gameSessionId", *v.GameSessionId, 1, 512, &patterns[23], nil, false)
 	}
 	if v.PlayerId == nil {
 		e.required(p + "playerId")
@@ -960,8 +960,8 @@ func (v *CreatePlayerSessionInput) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *CreatePlayerSessionInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -970,7 +970,7 @@ func (v *CreatePlayerSessionsInput) validate(p string, e *ValidationError) {
 		e.required(p + "gameSessionId")
 	}
 	if v.GameSessionId != nil {
-		e.str(p+"gameSessionId", *v.GameSessionId, 1, 512, patterns[23], nil, false)
+		e.str(p+"gameSessionId", *v.GameSessionId, 1, 512, &patterns[23], nil, false)
 	}
 	if v.PlayerIds == nil {
 		e.required(p + "playerIds")
@@ -991,8 +991,8 @@ func (v *CreatePlayerSessionsInput) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *CreatePlayerSessionsInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -1016,14 +1016,14 @@ func (v *CreateScriptInput) validate(p string, e *ValidationError) {
 		}
 	}
 	if v.NodeJsVersion != nil {
-		e.str(p+"nodeJsVersion", *v.NodeJsVersion, -1, 16, patterns[26], nil, false)
+		e.str(p+"nodeJsVersion", *v.NodeJsVersion, -1, 16, &patterns[26], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *CreateScriptInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -1044,8 +1044,8 @@ func (v *CreateVpcPeeringAuthorizationInput) validate(p string, e *ValidationErr
 
 // Validate checks v against the model's constraints.
 func (v *CreateVpcPeeringAuthorizationInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -1054,7 +1054,7 @@ func (v *CreateVpcPeeringConnectionInput) validate(p string, e *ValidationError)
 		e.required(p + "fleetId")
 	}
 	if v.FleetId != nil {
-		e.str(p+"fleetId", *v.FleetId, 1, 128, patterns[27], nil, false)
+		e.str(p+"fleetId", *v.FleetId, 1, 128, &patterns[27], nil, false)
 	}
 	if v.PeerVpcAwsAccountId == nil {
 		e.required(p + "peerVpcAwsAccountId")
@@ -1072,8 +1072,8 @@ func (v *CreateVpcPeeringConnectionInput) validate(p string, e *ValidationError)
 
 // Validate checks v against the model's constraints.
 func (v *CreateVpcPeeringConnectionInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -1082,14 +1082,14 @@ func (v *DeleteAliasInput) validate(p string, e *ValidationError) {
 		e.required(p + "aliasId")
 	}
 	if v.AliasId != nil {
-		e.str(p+"aliasId", *v.AliasId, -1, -1, patterns[17], nil, false)
+		e.str(p+"aliasId", *v.AliasId, -1, -1, &patterns[17], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *DeleteAliasInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -1098,14 +1098,14 @@ func (v *DeleteBuildInput) validate(p string, e *ValidationError) {
 		e.required(p + "buildId")
 	}
 	if v.BuildId != nil {
-		e.str(p+"buildId", *v.BuildId, -1, -1, patterns[11], nil, false)
+		e.str(p+"buildId", *v.BuildId, -1, -1, &patterns[11], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *DeleteBuildInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -1114,14 +1114,14 @@ func (v *DeleteContainerFleetInput) validate(p string, e *ValidationError) {
 		e.required(p + "fleetId")
 	}
 	if v.FleetId != nil {
-		e.str(p+"fleetId", *v.FleetId, 1, 512, patterns[15], nil, false)
+		e.str(p+"fleetId", *v.FleetId, 1, 512, &patterns[15], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *DeleteContainerFleetInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -1130,7 +1130,7 @@ func (v *DeleteContainerGroupDefinitionInput) validate(p string, e *ValidationEr
 		e.required(p + "name")
 	}
 	if v.Name != nil {
-		e.str(p+"name", *v.Name, 1, 512, patterns[10], nil, false)
+		e.str(p+"name", *v.Name, 1, 512, &patterns[10], nil, false)
 	}
 	if v.VersionNumber != nil {
 		e.num(p+"versionNumber", float64(*v.VersionNumber), true, 1, false, -1)
@@ -1142,8 +1142,8 @@ func (v *DeleteContainerGroupDefinitionInput) validate(p string, e *ValidationEr
 
 // Validate checks v against the model's constraints.
 func (v *DeleteContainerGroupDefinitionInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -1152,14 +1152,14 @@ func (v *DeleteFleetInput) validate(p string, e *ValidationError) {
 		e.required(p + "fleetId")
 	}
 	if v.FleetId != nil {
-		e.str(p+"fleetId", *v.FleetId, 1, 512, patterns[15], nil, false)
+		e.str(p+"fleetId", *v.FleetId, 1, 512, &patterns[15], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *DeleteFleetInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -1168,7 +1168,7 @@ func (v *DeleteFleetLocationsInput) validate(p string, e *ValidationError) {
 		e.required(p + "fleetId")
 	}
 	if v.FleetId != nil {
-		e.str(p+"fleetId", *v.FleetId, 1, 512, patterns[15], nil, false)
+		e.str(p+"fleetId", *v.FleetId, 1, 512, &patterns[15], nil, false)
 	}
 	if v.Locations == nil {
 		e.required(p + "locations")
@@ -1176,15 +1176,15 @@ func (v *DeleteFleetLocationsInput) validate(p string, e *ValidationError) {
 	if v.Locations != nil {
 		e.count(p+"locations", len(v.Locations), 1, 100)
 		for i := range v.Locations {
-			e.str(p+"locations"+".member."+itoa(i+1), v.Locations[i], 1, 64, patterns[19], nil, false)
+			e.str(p+"locations"+".member."+itoa(i+1), v.Locations[i], 1, 64, &patterns[19], nil, false)
 		}
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *DeleteFleetLocationsInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -1193,7 +1193,7 @@ func (v *DeleteGameServerGroupInput) validate(p string, e *ValidationError) {
 		e.required(p + "gameServerGroupName")
 	}
 	if v.GameServerGroupName != nil {
-		e.str(p+"gameServerGroupName", *v.GameServerGroupName, 1, 256, patterns[2], nil, false)
+		e.str(p+"gameServerGroupName", *v.GameServerGroupName, 1, 256, &patterns[2], nil, false)
 	}
 	if v.DeleteOption != nil {
 		e.str(p+"deleteOption", *v.DeleteOption, -1, -1, nil, GameServerGroupDeleteOptionValues, false)
@@ -1202,8 +1202,8 @@ func (v *DeleteGameServerGroupInput) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *DeleteGameServerGroupInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -1212,14 +1212,14 @@ func (v *DeleteGameSessionQueueInput) validate(p string, e *ValidationError) {
 		e.required(p + "name")
 	}
 	if v.Name != nil {
-		e.str(p+"name", *v.Name, 1, 256, patterns[28], nil, false)
+		e.str(p+"name", *v.Name, 1, 256, &patterns[28], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *DeleteGameSessionQueueInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -1228,14 +1228,14 @@ func (v *DeleteLocationInput) validate(p string, e *ValidationError) {
 		e.required(p + "locationName")
 	}
 	if v.LocationName != nil {
-		e.str(p+"locationName", *v.LocationName, 1, 128, patterns[29], nil, false)
+		e.str(p+"locationName", *v.LocationName, 1, 128, &patterns[29], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *DeleteLocationInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -1244,14 +1244,14 @@ func (v *DeleteMatchmakingConfigurationInput) validate(p string, e *ValidationEr
 		e.required(p + "name")
 	}
 	if v.Name != nil {
-		e.str(p+"name", *v.Name, 1, 256, patterns[30], nil, false)
+		e.str(p+"name", *v.Name, 1, 256, &patterns[30], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *DeleteMatchmakingConfigurationInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -1260,14 +1260,14 @@ func (v *DeleteMatchmakingRuleSetInput) validate(p string, e *ValidationError) {
 		e.required(p + "name")
 	}
 	if v.Name != nil {
-		e.str(p+"name", *v.Name, 1, 256, patterns[24], nil, false)
+		e.str(p+"name", *v.Name, 1, 256, &patterns[24], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *DeleteMatchmakingRuleSetInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -1282,14 +1282,14 @@ func (v *DeleteScalingPolicyInput) validate(p string, e *ValidationError) {
 		e.required(p + "fleetId")
 	}
 	if v.FleetId != nil {
-		e.str(p+"fleetId", *v.FleetId, 1, 512, patterns[15], nil, false)
+		e.str(p+"fleetId", *v.FleetId, 1, 512, &patterns[15], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *DeleteScalingPolicyInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -1298,14 +1298,14 @@ func (v *DeleteScriptInput) validate(p string, e *ValidationError) {
 		e.required(p + "scriptId")
 	}
 	if v.ScriptId != nil {
-		e.str(p+"scriptId", *v.ScriptId, -1, -1, patterns[12], nil, false)
+		e.str(p+"scriptId", *v.ScriptId, -1, -1, &patterns[12], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *DeleteScriptInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -1326,8 +1326,8 @@ func (v *DeleteVpcPeeringAuthorizationInput) validate(p string, e *ValidationErr
 
 // Validate checks v against the model's constraints.
 func (v *DeleteVpcPeeringAuthorizationInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -1336,7 +1336,7 @@ func (v *DeleteVpcPeeringConnectionInput) validate(p string, e *ValidationError)
 		e.required(p + "fleetId")
 	}
 	if v.FleetId != nil {
-		e.str(p+"fleetId", *v.FleetId, 1, 128, patterns[27], nil, false)
+		e.str(p+"fleetId", *v.FleetId, 1, 128, &patterns[27], nil, false)
 	}
 	if v.VpcPeeringConnectionId == nil {
 		e.required(p + "vpcPeeringConnectionId")
@@ -1348,8 +1348,8 @@ func (v *DeleteVpcPeeringConnectionInput) validate(p string, e *ValidationError)
 
 // Validate checks v against the model's constraints.
 func (v *DeleteVpcPeeringConnectionInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -1367,8 +1367,8 @@ func (v *DeploymentConfiguration) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *DeploymentConfiguration) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -1377,20 +1377,20 @@ func (v *DeregisterComputeInput) validate(p string, e *ValidationError) {
 		e.required(p + "fleetId")
 	}
 	if v.FleetId != nil {
-		e.str(p+"fleetId", *v.FleetId, 1, 512, patterns[15], nil, false)
+		e.str(p+"fleetId", *v.FleetId, 1, 512, &patterns[15], nil, false)
 	}
 	if v.ComputeName == nil {
 		e.required(p + "computeName")
 	}
 	if v.ComputeName != nil {
-		e.str(p+"computeName", *v.ComputeName, -1, 1024, patterns[31], nil, false)
+		e.str(p+"computeName", *v.ComputeName, -1, 1024, &patterns[31], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *DeregisterComputeInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -1399,20 +1399,20 @@ func (v *DeregisterGameServerInput) validate(p string, e *ValidationError) {
 		e.required(p + "gameServerGroupName")
 	}
 	if v.GameServerGroupName != nil {
-		e.str(p+"gameServerGroupName", *v.GameServerGroupName, 1, 256, patterns[2], nil, false)
+		e.str(p+"gameServerGroupName", *v.GameServerGroupName, 1, 256, &patterns[2], nil, false)
 	}
 	if v.GameServerId == nil {
 		e.required(p + "gameServerId")
 	}
 	if v.GameServerId != nil {
-		e.str(p+"gameServerId", *v.GameServerId, 3, 128, patterns[3], nil, false)
+		e.str(p+"gameServerId", *v.GameServerId, 3, 128, &patterns[3], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *DeregisterGameServerInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -1421,14 +1421,14 @@ func (v *DescribeAliasInput) validate(p string, e *ValidationError) {
 		e.required(p + "aliasId")
 	}
 	if v.AliasId != nil {
-		e.str(p+"aliasId", *v.AliasId, -1, -1, patterns[17], nil, false)
+		e.str(p+"aliasId", *v.AliasId, -1, -1, &patterns[17], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *DescribeAliasInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -1437,14 +1437,14 @@ func (v *DescribeBuildInput) validate(p string, e *ValidationError) {
 		e.required(p + "buildId")
 	}
 	if v.BuildId != nil {
-		e.str(p+"buildId", *v.BuildId, -1, -1, patterns[11], nil, false)
+		e.str(p+"buildId", *v.BuildId, -1, -1, &patterns[11], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *DescribeBuildInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -1453,20 +1453,20 @@ func (v *DescribeComputeInput) validate(p string, e *ValidationError) {
 		e.required(p + "fleetId")
 	}
 	if v.FleetId != nil {
-		e.str(p+"fleetId", *v.FleetId, 1, 512, patterns[15], nil, false)
+		e.str(p+"fleetId", *v.FleetId, 1, 512, &patterns[15], nil, false)
 	}
 	if v.ComputeName == nil {
 		e.required(p + "computeName")
 	}
 	if v.ComputeName != nil {
-		e.str(p+"computeName", *v.ComputeName, -1, 1024, patterns[31], nil, false)
+		e.str(p+"computeName", *v.ComputeName, -1, 1024, &patterns[31], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *DescribeComputeInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -1475,14 +1475,14 @@ func (v *DescribeContainerFleetInput) validate(p string, e *ValidationError) {
 		e.required(p + "fleetId")
 	}
 	if v.FleetId != nil {
-		e.str(p+"fleetId", *v.FleetId, 1, 512, patterns[15], nil, false)
+		e.str(p+"fleetId", *v.FleetId, 1, 512, &patterns[15], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *DescribeContainerFleetInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -1491,7 +1491,7 @@ func (v *DescribeContainerGroupDefinitionInput) validate(p string, e *Validation
 		e.required(p + "name")
 	}
 	if v.Name != nil {
-		e.str(p+"name", *v.Name, 1, 512, patterns[10], nil, false)
+		e.str(p+"name", *v.Name, 1, 512, &patterns[10], nil, false)
 	}
 	if v.VersionNumber != nil {
 		e.num(p+"versionNumber", float64(*v.VersionNumber), true, 1, false, -1)
@@ -1500,8 +1500,8 @@ func (v *DescribeContainerGroupDefinitionInput) validate(p string, e *Validation
 
 // Validate checks v against the model's constraints.
 func (v *DescribeContainerGroupDefinitionInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -1510,7 +1510,7 @@ func (v *DescribeContainerGroupPortMappingsInput) validate(p string, e *Validati
 		e.required(p + "fleetId")
 	}
 	if v.FleetId != nil {
-		e.str(p+"fleetId", *v.FleetId, 1, 512, patterns[15], nil, false)
+		e.str(p+"fleetId", *v.FleetId, 1, 512, &patterns[15], nil, false)
 	}
 	if v.ContainerGroupType == nil {
 		e.required(p + "containerGroupType")
@@ -1519,20 +1519,20 @@ func (v *DescribeContainerGroupPortMappingsInput) validate(p string, e *Validati
 		e.str(p+"containerGroupType", *v.ContainerGroupType, -1, -1, nil, ContainerGroupTypeValues, false)
 	}
 	if v.ComputeName != nil {
-		e.str(p+"computeName", *v.ComputeName, -1, 1024, patterns[31], nil, false)
+		e.str(p+"computeName", *v.ComputeName, -1, 1024, &patterns[31], nil, false)
 	}
 	if v.InstanceId != nil {
-		e.str(p+"instanceId", *v.InstanceId, -1, -1, patterns[32], nil, false)
+		e.str(p+"instanceId", *v.InstanceId, -1, -1, &patterns[32], nil, false)
 	}
 	if v.ContainerName != nil {
-		e.str(p+"containerName", *v.ContainerName, 1, 128, patterns[5], nil, false)
+		e.str(p+"containerName", *v.ContainerName, 1, 128, &patterns[5], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *DescribeContainerGroupPortMappingsInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -1541,14 +1541,14 @@ func (v *DescribeEC2InstanceLimitsInput) validate(p string, e *ValidationError) 
 		e.str(p+"eC2InstanceType", *v.EC2InstanceType, -1, -1, nil, EC2InstanceTypeValues, false)
 	}
 	if v.Location != nil {
-		e.str(p+"location", *v.Location, 1, 64, patterns[19], nil, false)
+		e.str(p+"location", *v.Location, 1, 64, &patterns[19], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *DescribeEC2InstanceLimitsInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -1556,7 +1556,7 @@ func (v *DescribeFleetAttributesInput) validate(p string, e *ValidationError) {
 	if v.FleetIds != nil {
 		e.count(p+"fleetIds", len(v.FleetIds), 1, -1)
 		for i := range v.FleetIds {
-			e.str(p+"fleetIds"+".member."+itoa(i+1), v.FleetIds[i], 1, 512, patterns[15], nil, false)
+			e.str(p+"fleetIds"+".member."+itoa(i+1), v.FleetIds[i], 1, 512, &patterns[15], nil, false)
 		}
 	}
 	if v.Limit != nil {
@@ -1569,8 +1569,8 @@ func (v *DescribeFleetAttributesInput) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *DescribeFleetAttributesInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -1578,7 +1578,7 @@ func (v *DescribeFleetCapacityInput) validate(p string, e *ValidationError) {
 	if v.FleetIds != nil {
 		e.count(p+"fleetIds", len(v.FleetIds), 1, -1)
 		for i := range v.FleetIds {
-			e.str(p+"fleetIds"+".member."+itoa(i+1), v.FleetIds[i], 1, 512, patterns[15], nil, false)
+			e.str(p+"fleetIds"+".member."+itoa(i+1), v.FleetIds[i], 1, 512, &patterns[15], nil, false)
 		}
 	}
 	if v.Limit != nil {
@@ -1591,8 +1591,8 @@ func (v *DescribeFleetCapacityInput) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *DescribeFleetCapacityInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -1601,17 +1601,17 @@ func (v *DescribeFleetDeploymentInput) validate(p string, e *ValidationError) {
 		e.required(p + "fleetId")
 	}
 	if v.FleetId != nil {
-		e.str(p+"fleetId", *v.FleetId, 1, 512, patterns[15], nil, false)
+		e.str(p+"fleetId", *v.FleetId, 1, 512, &patterns[15], nil, false)
 	}
 	if v.DeploymentId != nil {
-		e.str(p+"deploymentId", *v.DeploymentId, 1, 1024, patterns[5], nil, false)
+		e.str(p+"deploymentId", *v.DeploymentId, 1, 1024, &patterns[5], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *DescribeFleetDeploymentInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -1620,7 +1620,7 @@ func (v *DescribeFleetEventsInput) validate(p string, e *ValidationError) {
 		e.required(p + "fleetId")
 	}
 	if v.FleetId != nil {
-		e.str(p+"fleetId", *v.FleetId, 1, 512, patterns[15], nil, false)
+		e.str(p+"fleetId", *v.FleetId, 1, 512, &patterns[15], nil, false)
 	}
 	if v.Limit != nil {
 		e.num(p+"limit", float64(*v.Limit), true, 1, false, -1)
@@ -1632,8 +1632,8 @@ func (v *DescribeFleetEventsInput) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *DescribeFleetEventsInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -1642,12 +1642,12 @@ func (v *DescribeFleetLocationAttributesInput) validate(p string, e *ValidationE
 		e.required(p + "fleetId")
 	}
 	if v.FleetId != nil {
-		e.str(p+"fleetId", *v.FleetId, 1, 512, patterns[15], nil, false)
+		e.str(p+"fleetId", *v.FleetId, 1, 512, &patterns[15], nil, false)
 	}
 	if v.Locations != nil {
 		e.count(p+"locations", len(v.Locations), 1, 100)
 		for i := range v.Locations {
-			e.str(p+"locations"+".member."+itoa(i+1), v.Locations[i], 1, 64, patterns[19], nil, false)
+			e.str(p+"locations"+".member."+itoa(i+1), v.Locations[i], 1, 64, &patterns[19], nil, false)
 		}
 	}
 	if v.Limit != nil {
@@ -1660,8 +1660,8 @@ func (v *DescribeFleetLocationAttributesInput) validate(p string, e *ValidationE
 
 // Validate checks v against the model's constraints.
 func (v *DescribeFleetLocationAttributesInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -1670,20 +1670,20 @@ func (v *DescribeFleetLocationCapacityInput) validate(p string, e *ValidationErr
 		e.required(p + "fleetId")
 	}
 	if v.FleetId != nil {
-		e.str(p+"fleetId", *v.FleetId, 1, 512, patterns[15], nil, false)
+		e.str(p+"fleetId", *v.FleetId, 1, 512, &patterns[15], nil, false)
 	}
 	if v.Location == nil {
 		e.required(p + "location")
 	}
 	if v.Location != nil {
-		e.str(p+"location", *v.Location, 1, 64, patterns[19], nil, false)
+		e.str(p+"location", *v.Location, 1, 64, &patterns[19], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *DescribeFleetLocationCapacityInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -1692,20 +1692,20 @@ func (v *DescribeFleetLocationUtilizationInput) validate(p string, e *Validation
 		e.required(p + "fleetId")
 	}
 	if v.FleetId != nil {
-		e.str(p+"fleetId", *v.FleetId, 1, 512, patterns[15], nil, false)
+		e.str(p+"fleetId", *v.FleetId, 1, 512, &patterns[15], nil, false)
 	}
 	if v.Location == nil {
 		e.required(p + "location")
 	}
 	if v.Location != nil {
-		e.str(p+"location", *v.Location, 1, 64, patterns[19], nil, false)
+		e.str(p+"location", *v.Location, 1, 64, &patterns[19], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *DescribeFleetLocationUtilizationInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -1714,17 +1714,17 @@ func (v *DescribeFleetPortSettingsInput) validate(p string, e *ValidationError) 
 		e.required(p + "fleetId")
 	}
 	if v.FleetId != nil {
-		e.str(p+"fleetId", *v.FleetId, 1, 512, patterns[15], nil, false)
+		e.str(p+"fleetId", *v.FleetId, 1, 512, &patterns[15], nil, false)
 	}
 	if v.Location != nil {
-		e.str(p+"location", *v.Location, 1, 64, patterns[19], nil, false)
+		e.str(p+"location", *v.Location, 1, 64, &patterns[19], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *DescribeFleetPortSettingsInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -1732,7 +1732,7 @@ func (v *DescribeFleetUtilizationInput) validate(p string, e *ValidationError) {
 	if v.FleetIds != nil {
 		e.count(p+"fleetIds", len(v.FleetIds), 1, -1)
 		for i := range v.FleetIds {
-			e.str(p+"fleetIds"+".member."+itoa(i+1), v.FleetIds[i], 1, 512, patterns[15], nil, false)
+			e.str(p+"fleetIds"+".member."+itoa(i+1), v.FleetIds[i], 1, 512, &patterns[15], nil, false)
 		}
 	}
 	if v.Limit != nil {
@@ -1745,8 +1745,8 @@ func (v *DescribeFleetUtilizationInput) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *DescribeFleetUtilizationInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -1755,14 +1755,14 @@ func (v *DescribeGameServerGroupInput) validate(p string, e *ValidationError) {
 		e.required(p + "gameServerGroupName")
 	}
 	if v.GameServerGroupName != nil {
-		e.str(p+"gameServerGroupName", *v.GameServerGroupName, 1, 256, patterns[2], nil, false)
+		e.str(p+"gameServerGroupName", *v.GameServerGroupName, 1, 256, &patterns[2], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *DescribeGameServerGroupInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -1771,20 +1771,20 @@ func (v *DescribeGameServerInput) validate(p string, e *ValidationError) {
 		e.required(p + "gameServerGroupName")
 	}
 	if v.GameServerGroupName != nil {
-		e.str(p+"gameServerGroupName", *v.GameServerGroupName, 1, 256, patterns[2], nil, false)
+		e.str(p+"gameServerGroupName", *v.GameServerGroupName, 1, 256, &patterns[2], nil, false)
 	}
 	if v.GameServerId == nil {
 		e.required(p + "gameServerId")
 	}
 	if v.GameServerId != nil {
-		e.str(p+"gameServerId", *v.GameServerId, 3, 128, patterns[3], nil, false)
+		e.str(p+"gameServerId", *v.GameServerId, 3, 128, &patterns[3], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *DescribeGameServerInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -1793,12 +1793,12 @@ func (v *DescribeGameServerInstancesInput) validate(p string, e *ValidationError
 		e.required(p + "gameServerGroupName")
 	}
 	if v.GameServerGroupName != nil {
-		e.str(p+"gameServerGroupName", *v.GameServerGroupName, 1, 256, patterns[2], nil, false)
+		e.str(p+"gameServerGroupName", *v.GameServerGroupName, 1, 256, &patterns[2], nil, false)
 	}
 	if v.InstanceIds != nil {
 		e.count(p+"instanceIds", len(v.InstanceIds), 1, 20)
 		for i := range v.InstanceIds {
-			e.str(p+"instanceIds"+".member."+itoa(i+1), v.InstanceIds[i], 19, 19, patterns[33], nil, false)
+			e.str(p+"instanceIds"+".member."+itoa(i+1), v.InstanceIds[i], 19, 19, &patterns[33], nil, false)
 		}
 	}
 	if v.Limit != nil {
@@ -1811,23 +1811,23 @@ func (v *DescribeGameServerInstancesInput) validate(p string, e *ValidationError
 
 // Validate checks v against the model's constraints.
 func (v *DescribeGameServerInstancesInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
 func (v *DescribeGameSessionDetailsInput) validate(p string, e *ValidationError) {
 	if v.FleetId != nil {
-		e.str(p+"fleetId", *v.FleetId, 1, 512, patterns[15], nil, false)
+		e.str(p+"fleetId", *v.FleetId, 1, 512, &patterns[15], nil, false)
 	}
 	if v.GameSessionId != nil {
-		e.str(p+"gameSessionId", *v.GameSessionId, 1, 512, patterns[23], nil, false)
+		e.str(p+"gameSessionId", *v.GameSessionId, 1, 512, &patterns[23], nil, false)
 	}
 	if v.AliasId != nil {
-		e.str(p+"aliasId", *v.AliasId, -1, -1, patterns[17], nil, false)
+		e.str(p+"aliasId", *v.AliasId, -1, -1, &patterns[17], nil, false)
 	}
 	if v.Location != nil {
-		e.str(p+"location", *v.Location, 1, 64, patterns[19], nil, false)
+		e.str(p+"location", *v.Location, 1, 64, &patterns[19], nil, false)
 	}
 	if v.StatusFilter != nil {
 		e.str(p+"statusFilter", *v.StatusFilter, 1, 1024, nil, nil, false)
@@ -1842,8 +1842,8 @@ func (v *DescribeGameSessionDetailsInput) validate(p string, e *ValidationError)
 
 // Validate checks v against the model's constraints.
 func (v *DescribeGameSessionDetailsInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -1852,21 +1852,21 @@ func (v *DescribeGameSessionPlacementInput) validate(p string, e *ValidationErro
 		e.required(p + "placementId")
 	}
 	if v.PlacementId != nil {
-		e.str(p+"placementId", *v.PlacementId, 1, 48, patterns[18], nil, false)
+		e.str(p+"placementId", *v.PlacementId, 1, 48, &patterns[18], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *DescribeGameSessionPlacementInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
 func (v *DescribeGameSessionQueuesInput) validate(p string, e *ValidationError) {
 	if v.Names != nil {
 		for i := range v.Names {
-			e.str(p+"names"+".member."+itoa(i+1), v.Names[i], 1, 256, patterns[28], nil, false)
+			e.str(p+"names"+".member."+itoa(i+1), v.Names[i], 1, 256, &patterns[28], nil, false)
 		}
 	}
 	if v.Limit != nil {
@@ -1879,23 +1879,23 @@ func (v *DescribeGameSessionQueuesInput) validate(p string, e *ValidationError) 
 
 // Validate checks v against the model's constraints.
 func (v *DescribeGameSessionQueuesInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
 func (v *DescribeGameSessionsInput) validate(p string, e *ValidationError) {
 	if v.FleetId != nil {
-		e.str(p+"fleetId", *v.FleetId, 1, 512, patterns[15], nil, false)
+		e.str(p+"fleetId", *v.FleetId, 1, 512, &patterns[15], nil, false)
 	}
 	if v.GameSessionId != nil {
-		e.str(p+"gameSessionId", *v.GameSessionId, 1, 512, patterns[23], nil, false)
+		e.str(p+"gameSessionId", *v.GameSessionId, 1, 512, &patterns[23], nil, false)
 	}
 	if v.AliasId != nil {
-		e.str(p+"aliasId", *v.AliasId, -1, -1, patterns[17], nil, false)
+		e.str(p+"aliasId", *v.AliasId, -1, -1, &patterns[17], nil, false)
 	}
 	if v.Location != nil {
-		e.str(p+"location", *v.Location, 1, 64, patterns[19], nil, false)
+		e.str(p+"location", *v.Location, 1, 64, &patterns[19], nil, false)
 	}
 	if v.StatusFilter != nil {
 		e.str(p+"statusFilter", *v.StatusFilter, 1, 1024, nil, nil, false)
@@ -1910,8 +1910,8 @@ func (v *DescribeGameSessionsInput) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *DescribeGameSessionsInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -1920,10 +1920,10 @@ func (v *DescribeInstancesInput) validate(p string, e *ValidationError) {
 		e.required(p + "fleetId")
 	}
 	if v.FleetId != nil {
-		e.str(p+"fleetId", *v.FleetId, 1, 512, patterns[15], nil, false)
+		e.str(p+"fleetId", *v.FleetId, 1, 512, &patterns[15], nil, false)
 	}
 	if v.InstanceId != nil {
-		e.str(p+"instanceId", *v.InstanceId, -1, -1, patterns[32], nil, false)
+		e.str(p+"instanceId", *v.InstanceId, -1, -1, &patterns[32], nil, false)
 	}
 	if v.Limit != nil {
 		e.num(p+"limit", float64(*v.Limit), true, 1, false, -1)
@@ -1932,25 +1932,25 @@ func (v *DescribeInstancesInput) validate(p string, e *ValidationError) {
 		e.str(p+"nextToken", *v.NextToken, 1, 1024, nil, nil, false)
 	}
 	if v.Location != nil {
-		e.str(p+"location", *v.Location, 1, 64, patterns[19], nil, false)
+		e.str(p+"location", *v.Location, 1, 64, &patterns[19], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *DescribeInstancesInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
 func (v *DescribeMatchmakingConfigurationsInput) validate(p string, e *ValidationError) {
 	if v.Names != nil {
 		for i := range v.Names {
-			e.str(p+"names"+".member."+itoa(i+1), v.Names[i], 1, 256, patterns[30], nil, false)
+			e.str(p+"names"+".member."+itoa(i+1), v.Names[i], 1, 256, &patterns[30], nil, false)
 		}
 	}
 	if v.RuleSetName != nil {
-		e.str(p+"ruleSetName", *v.RuleSetName, 1, 256, patterns[24], nil, false)
+		e.str(p+"ruleSetName", *v.RuleSetName, 1, 256, &patterns[24], nil, false)
 	}
 	if v.Limit != nil {
 		e.num(p+"limit", float64(*v.Limit), true, 1, false, -1)
@@ -1962,8 +1962,8 @@ func (v *DescribeMatchmakingConfigurationsInput) validate(p string, e *Validatio
 
 // Validate checks v against the model's constraints.
 func (v *DescribeMatchmakingConfigurationsInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -1973,15 +1973,15 @@ func (v *DescribeMatchmakingInput) validate(p string, e *ValidationError) {
 	}
 	if v.TicketIds != nil {
 		for i := range v.TicketIds {
-			e.str(p+"ticketIds"+".member."+itoa(i+1), v.TicketIds[i], -1, 128, patterns[0], nil, false)
+			e.str(p+"ticketIds"+".member."+itoa(i+1), v.TicketIds[i], -1, 128, &patterns[0], nil, false)
 		}
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *DescribeMatchmakingInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -1989,7 +1989,7 @@ func (v *DescribeMatchmakingRuleSetsInput) validate(p string, e *ValidationError
 	if v.Names != nil {
 		e.count(p+"names", len(v.Names), 1, 10)
 		for i := range v.Names {
-			e.str(p+"names"+".member."+itoa(i+1), v.Names[i], 1, 256, patterns[24], nil, false)
+			e.str(p+"names"+".member."+itoa(i+1), v.Names[i], 1, 256, &patterns[24], nil, false)
 		}
 	}
 	if v.Limit != nil {
@@ -2002,20 +2002,20 @@ func (v *DescribeMatchmakingRuleSetsInput) validate(p string, e *ValidationError
 
 // Validate checks v against the model's constraints.
 func (v *DescribeMatchmakingRuleSetsInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
 func (v *DescribePlayerSessionsInput) validate(p string, e *ValidationError) {
 	if v.GameSessionId != nil {
-		e.str(p+"gameSessionId", *v.GameSessionId, 1, 512, patterns[23], nil, false)
+		e.str(p+"gameSessionId", *v.GameSessionId, 1, 512, &patterns[23], nil, false)
 	}
 	if v.PlayerId != nil {
 		e.str(p+"playerId", *v.PlayerId, 1, 1024, nil, nil, true)
 	}
 	if v.PlayerSessionId != nil {
-		e.str(p+"playerSessionId", *v.PlayerSessionId, -1, -1, patterns[34], nil, false)
+		e.str(p+"playerSessionId", *v.PlayerSessionId, -1, -1, &patterns[34], nil, false)
 	}
 	if v.PlayerSessionStatusFilter != nil {
 		e.str(p+"playerSessionStatusFilter", *v.PlayerSessionStatusFilter, 1, 1024, nil, nil, false)
@@ -2030,8 +2030,8 @@ func (v *DescribePlayerSessionsInput) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *DescribePlayerSessionsInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -2040,14 +2040,14 @@ func (v *DescribeRuntimeConfigurationInput) validate(p string, e *ValidationErro
 		e.required(p + "fleetId")
 	}
 	if v.FleetId != nil {
-		e.str(p+"fleetId", *v.FleetId, 1, 512, patterns[15], nil, false)
+		e.str(p+"fleetId", *v.FleetId, 1, 512, &patterns[15], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *DescribeRuntimeConfigurationInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -2056,7 +2056,7 @@ func (v *DescribeScalingPoliciesInput) validate(p string, e *ValidationError) {
 		e.required(p + "fleetId")
 	}
 	if v.FleetId != nil {
-		e.str(p+"fleetId", *v.FleetId, 1, 512, patterns[15], nil, false)
+		e.str(p+"fleetId", *v.FleetId, 1, 512, &patterns[15], nil, false)
 	}
 	if v.StatusFilter != nil {
 		e.str(p+"statusFilter", *v.StatusFilter, -1, -1, nil, ScalingStatusTypeValues, false)
@@ -2068,14 +2068,14 @@ func (v *DescribeScalingPoliciesInput) validate(p string, e *ValidationError) {
 		e.str(p+"nextToken", *v.NextToken, 1, 1024, nil, nil, false)
 	}
 	if v.Location != nil {
-		e.str(p+"location", *v.Location, 1, 64, patterns[19], nil, false)
+		e.str(p+"location", *v.Location, 1, 64, &patterns[19], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *DescribeScalingPoliciesInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -2084,14 +2084,14 @@ func (v *DescribeScriptInput) validate(p string, e *ValidationError) {
 		e.required(p + "scriptId")
 	}
 	if v.ScriptId != nil {
-		e.str(p+"scriptId", *v.ScriptId, -1, -1, patterns[12], nil, false)
+		e.str(p+"scriptId", *v.ScriptId, -1, -1, &patterns[12], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *DescribeScriptInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -2100,21 +2100,21 @@ func (v *DescribeVpcPeeringAuthorizationsInput) validate(p string, e *Validation
 
 // Validate checks v against the model's constraints.
 func (v *DescribeVpcPeeringAuthorizationsInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
 func (v *DescribeVpcPeeringConnectionsInput) validate(p string, e *ValidationError) {
 	if v.FleetId != nil {
-		e.str(p+"fleetId", *v.FleetId, 1, 128, patterns[27], nil, false)
+		e.str(p+"fleetId", *v.FleetId, 1, 128, &patterns[27], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *DescribeVpcPeeringConnectionsInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -2129,8 +2129,8 @@ func (v *DesiredPlayerSession) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *DesiredPlayerSession) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -2138,15 +2138,15 @@ func (v *FilterConfiguration) validate(p string, e *ValidationError) {
 	if v.AllowedLocations != nil {
 		e.count(p+"allowedLocations", len(v.AllowedLocations), 1, 100)
 		for i := range v.AllowedLocations {
-			e.str(p+"allowedLocations"+".member."+itoa(i+1), v.AllowedLocations[i], 1, 64, patterns[19], nil, false)
+			e.str(p+"allowedLocations"+".member."+itoa(i+1), v.AllowedLocations[i], 1, 64, &patterns[19], nil, false)
 		}
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *FilterConfiguration) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -2166,14 +2166,14 @@ func (v *GameProperty) validate(p string, e *ValidationError) {
 }
 
 // Validate checks v against the model's constraints.
-func (v *GameProperty) Validate() error { e := &ValidationError{}; v.validate("", e); return e.err() }
+func (v *GameProperty) Validate() error { var e ValidationError; v.validate("", &e); return e.err() }
 
 func (v *GameServerContainerDefinitionInput) validate(p string, e *ValidationError) {
 	if v.ContainerName == nil {
 		e.required(p + "containerName")
 	}
 	if v.ContainerName != nil {
-		e.str(p+"containerName", *v.ContainerName, 1, 128, patterns[5], nil, false)
+		e.str(p+"containerName", *v.ContainerName, 1, 128, &patterns[5], nil, false)
 	}
 	if v.DependsOn != nil {
 		e.count(p+"dependsOn", len(v.DependsOn), 1, 10)
@@ -2197,7 +2197,7 @@ func (v *GameServerContainerDefinitionInput) validate(p string, e *ValidationErr
 		e.required(p + "imageUri")
 	}
 	if v.ImageUri != nil {
-		e.str(p+"imageUri", *v.ImageUri, 1, 255, patterns[35], nil, false)
+		e.str(p+"imageUri", *v.ImageUri, 1, 255, &patterns[35], nil, false)
 	}
 	if v.PortConfiguration == nil {
 		e.required(p + "portConfiguration")
@@ -2209,14 +2209,14 @@ func (v *GameServerContainerDefinitionInput) validate(p string, e *ValidationErr
 		e.required(p + "serverSdkVersion")
 	}
 	if v.ServerSdkVersion != nil {
-		e.str(p+"serverSdkVersion", *v.ServerSdkVersion, -1, 128, patterns[8], nil, false)
+		e.str(p+"serverSdkVersion", *v.ServerSdkVersion, -1, 128, &patterns[8], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *GameServerContainerDefinitionInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -2234,8 +2234,8 @@ func (v *GameServerGroupAutoScalingPolicy) validate(p string, e *ValidationError
 
 // Validate checks v against the model's constraints.
 func (v *GameServerGroupAutoScalingPolicy) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -2250,21 +2250,21 @@ func (v *GameSessionCreationLimitPolicy) validate(p string, e *ValidationError) 
 
 // Validate checks v against the model's constraints.
 func (v *GameSessionCreationLimitPolicy) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
 func (v *GameSessionQueueDestination) validate(p string, e *ValidationError) {
 	if v.DestinationArn != nil {
-		e.str(p+"destinationArn", *v.DestinationArn, 1, 512, patterns[23], nil, false)
+		e.str(p+"destinationArn", *v.DestinationArn, 1, 512, &patterns[23], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *GameSessionQueueDestination) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -2273,20 +2273,20 @@ func (v *GetComputeAccessInput) validate(p string, e *ValidationError) {
 		e.required(p + "fleetId")
 	}
 	if v.FleetId != nil {
-		e.str(p+"fleetId", *v.FleetId, 1, 512, patterns[15], nil, false)
+		e.str(p+"fleetId", *v.FleetId, 1, 512, &patterns[15], nil, false)
 	}
 	if v.ComputeName == nil {
 		e.required(p + "computeName")
 	}
 	if v.ComputeName != nil {
-		e.str(p+"computeName", *v.ComputeName, -1, 1024, patterns[31], nil, false)
+		e.str(p+"computeName", *v.ComputeName, -1, 1024, &patterns[31], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *GetComputeAccessInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -2295,20 +2295,20 @@ func (v *GetComputeAuthTokenInput) validate(p string, e *ValidationError) {
 		e.required(p + "fleetId")
 	}
 	if v.FleetId != nil {
-		e.str(p+"fleetId", *v.FleetId, 1, 512, patterns[15], nil, false)
+		e.str(p+"fleetId", *v.FleetId, 1, 512, &patterns[15], nil, false)
 	}
 	if v.ComputeName == nil {
 		e.required(p + "computeName")
 	}
 	if v.ComputeName != nil {
-		e.str(p+"computeName", *v.ComputeName, -1, 1024, patterns[31], nil, false)
+		e.str(p+"computeName", *v.ComputeName, -1, 1024, &patterns[31], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *GetComputeAuthTokenInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -2317,14 +2317,14 @@ func (v *GetGameSessionLogUrlInput) validate(p string, e *ValidationError) {
 		e.required(p + "gameSessionId")
 	}
 	if v.GameSessionId != nil {
-		e.str(p+"gameSessionId", *v.GameSessionId, 1, 512, patterns[23], nil, false)
+		e.str(p+"gameSessionId", *v.GameSessionId, 1, 512, &patterns[23], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *GetGameSessionLogUrlInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -2333,20 +2333,20 @@ func (v *GetInstanceAccessInput) validate(p string, e *ValidationError) {
 		e.required(p + "fleetId")
 	}
 	if v.FleetId != nil {
-		e.str(p+"fleetId", *v.FleetId, 1, 512, patterns[15], nil, false)
+		e.str(p+"fleetId", *v.FleetId, 1, 512, &patterns[15], nil, false)
 	}
 	if v.InstanceId == nil {
 		e.required(p + "instanceId")
 	}
 	if v.InstanceId != nil {
-		e.str(p+"instanceId", *v.InstanceId, -1, -1, patterns[32], nil, false)
+		e.str(p+"instanceId", *v.InstanceId, -1, -1, &patterns[32], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *GetInstanceAccessInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -2355,7 +2355,7 @@ func (v *GetPlayerConnectionDetailsInput) validate(p string, e *ValidationError)
 		e.required(p + "gameSessionId")
 	}
 	if v.GameSessionId != nil {
-		e.str(p+"gameSessionId", *v.GameSessionId, 1, 512, patterns[23], nil, false)
+		e.str(p+"gameSessionId", *v.GameSessionId, 1, 512, &patterns[23], nil, false)
 	}
 	if v.PlayerIds == nil {
 		e.required(p + "playerIds")
@@ -2370,8 +2370,8 @@ func (v *GetPlayerConnectionDetailsInput) validate(p string, e *ValidationError)
 
 // Validate checks v against the model's constraints.
 func (v *GetPlayerConnectionDetailsInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -2383,14 +2383,14 @@ func (v *InstanceDefinition) validate(p string, e *ValidationError) {
 		e.str(p+"instanceType", *v.InstanceType, -1, -1, nil, GameServerGroupInstanceTypeValues, false)
 	}
 	if v.WeightedCapacity != nil {
-		e.str(p+"weightedCapacity", *v.WeightedCapacity, 1, 3, patterns[36], nil, false)
+		e.str(p+"weightedCapacity", *v.WeightedCapacity, 1, 3, &patterns[36], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *InstanceDefinition) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -2411,7 +2411,7 @@ func (v *IpPermission) validate(p string, e *ValidationError) {
 		e.required(p + "ipRange")
 	}
 	if v.IpRange != nil {
-		e.str(p+"ipRange", *v.IpRange, -1, -1, patterns[37], nil, true)
+		e.str(p+"ipRange", *v.IpRange, -1, -1, &patterns[37], nil, true)
 	}
 	if v.Protocol == nil {
 		e.required(p + "protocol")
@@ -2422,24 +2422,24 @@ func (v *IpPermission) validate(p string, e *ValidationError) {
 }
 
 // Validate checks v against the model's constraints.
-func (v *IpPermission) Validate() error { e := &ValidationError{}; v.validate("", e); return e.err() }
+func (v *IpPermission) Validate() error { var e ValidationError; v.validate("", &e); return e.err() }
 
 func (v *LaunchTemplateSpecification) validate(p string, e *ValidationError) {
 	if v.LaunchTemplateId != nil {
-		e.str(p+"launchTemplateId", *v.LaunchTemplateId, 1, 255, patterns[38], nil, false)
+		e.str(p+"launchTemplateId", *v.LaunchTemplateId, 1, 255, &patterns[38], nil, false)
 	}
 	if v.LaunchTemplateName != nil {
-		e.str(p+"launchTemplateName", *v.LaunchTemplateName, 3, 128, patterns[39], nil, false)
+		e.str(p+"launchTemplateName", *v.LaunchTemplateName, 3, 128, &patterns[39], nil, false)
 	}
 	if v.Version != nil {
-		e.str(p+"version", *v.Version, 1, 128, patterns[38], nil, false)
+		e.str(p+"version", *v.Version, 1, 128, &patterns[38], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *LaunchTemplateSpecification) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -2460,8 +2460,8 @@ func (v *ListAliasesInput) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *ListAliasesInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -2478,24 +2478,20 @@ func (v *ListBuildsInput) validate(p string, e *ValidationError) {
 }
 
 // Validate checks v against the model's constraints.
-func (v *ListBuildsInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
-	return e.err()
-}
+func (v *ListBuildsInput) Validate() error { var e ValidationError; v.validate("", &e); return e.err() }
 
 func (v *ListComputeInput) validate(p string, e *ValidationError) {
 	if v.FleetId == nil {
 		e.required(p + "fleetId")
 	}
 	if v.FleetId != nil {
-		e.str(p+"fleetId", *v.FleetId, 1, 512, patterns[15], nil, false)
+		e.str(p+"fleetId", *v.FleetId, 1, 512, &patterns[15], nil, false)
 	}
 	if v.Location != nil {
-		e.str(p+"location", *v.Location, 1, 64, patterns[19], nil, false)
+		e.str(p+"location", *v.Location, 1, 64, &patterns[19], nil, false)
 	}
 	if v.ContainerGroupDefinitionName != nil {
-		e.str(p+"containerGroupDefinitionName", *v.ContainerGroupDefinitionName, 1, 512, patterns[10], nil, false)
+		e.str(p+"containerGroupDefinitionName", *v.ContainerGroupDefinitionName, 1, 512, &patterns[10], nil, false)
 	}
 	if v.ComputeStatus != nil {
 		e.str(p+"computeStatus", *v.ComputeStatus, -1, -1, nil, ListComputeInputStatusValues, false)
@@ -2510,14 +2506,14 @@ func (v *ListComputeInput) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *ListComputeInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
 func (v *ListContainerFleetsInput) validate(p string, e *ValidationError) {
 	if v.ContainerGroupDefinitionName != nil {
-		e.str(p+"containerGroupDefinitionName", *v.ContainerGroupDefinitionName, 1, 512, patterns[10], nil, false)
+		e.str(p+"containerGroupDefinitionName", *v.ContainerGroupDefinitionName, 1, 512, &patterns[10], nil, false)
 	}
 	if v.Limit != nil {
 		e.num(p+"limit", float64(*v.Limit), true, 1, false, -1)
@@ -2529,8 +2525,8 @@ func (v *ListContainerFleetsInput) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *ListContainerFleetsInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -2539,7 +2535,7 @@ func (v *ListContainerGroupDefinitionVersionsInput) validate(p string, e *Valida
 		e.required(p + "name")
 	}
 	if v.Name != nil {
-		e.str(p+"name", *v.Name, 1, 512, patterns[10], nil, false)
+		e.str(p+"name", *v.Name, 1, 512, &patterns[10], nil, false)
 	}
 	if v.Limit != nil {
 		e.num(p+"limit", float64(*v.Limit), true, 1, true, 100)
@@ -2551,8 +2547,8 @@ func (v *ListContainerGroupDefinitionVersionsInput) validate(p string, e *Valida
 
 // Validate checks v against the model's constraints.
 func (v *ListContainerGroupDefinitionVersionsInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -2570,14 +2566,14 @@ func (v *ListContainerGroupDefinitionsInput) validate(p string, e *ValidationErr
 
 // Validate checks v against the model's constraints.
 func (v *ListContainerGroupDefinitionsInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
 func (v *ListFleetDeploymentsInput) validate(p string, e *ValidationError) {
 	if v.FleetId != nil {
-		e.str(p+"fleetId", *v.FleetId, 1, 512, patterns[15], nil, false)
+		e.str(p+"fleetId", *v.FleetId, 1, 512, &patterns[15], nil, false)
 	}
 	if v.Limit != nil {
 		e.num(p+"limit", float64(*v.Limit), true, 1, false, -1)
@@ -2589,17 +2585,17 @@ func (v *ListFleetDeploymentsInput) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *ListFleetDeploymentsInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
 func (v *ListFleetsInput) validate(p string, e *ValidationError) {
 	if v.BuildId != nil {
-		e.str(p+"buildId", *v.BuildId, -1, -1, patterns[11], nil, false)
+		e.str(p+"buildId", *v.BuildId, -1, -1, &patterns[11], nil, false)
 	}
 	if v.ScriptId != nil {
-		e.str(p+"scriptId", *v.ScriptId, -1, -1, patterns[12], nil, false)
+		e.str(p+"scriptId", *v.ScriptId, -1, -1, &patterns[12], nil, false)
 	}
 	if v.Limit != nil {
 		e.num(p+"limit", float64(*v.Limit), true, 1, false, -1)
@@ -2610,11 +2606,7 @@ func (v *ListFleetsInput) validate(p string, e *ValidationError) {
 }
 
 // Validate checks v against the model's constraints.
-func (v *ListFleetsInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
-	return e.err()
-}
+func (v *ListFleetsInput) Validate() error { var e ValidationError; v.validate("", &e); return e.err() }
 
 func (v *ListGameServerGroupsInput) validate(p string, e *ValidationError) {
 	if v.Limit != nil {
@@ -2627,8 +2619,8 @@ func (v *ListGameServerGroupsInput) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *ListGameServerGroupsInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -2637,7 +2629,7 @@ func (v *ListGameServersInput) validate(p string, e *ValidationError) {
 		e.required(p + "gameServerGroupName")
 	}
 	if v.GameServerGroupName != nil {
-		e.str(p+"gameServerGroupName", *v.GameServerGroupName, 1, 256, patterns[2], nil, false)
+		e.str(p+"gameServerGroupName", *v.GameServerGroupName, 1, 256, &patterns[2], nil, false)
 	}
 	if v.SortOrder != nil {
 		e.str(p+"sortOrder", *v.SortOrder, -1, -1, nil, SortOrderValues, false)
@@ -2652,8 +2644,8 @@ func (v *ListGameServersInput) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *ListGameServersInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -2674,8 +2666,8 @@ func (v *ListLocationsInput) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *ListLocationsInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -2690,8 +2682,8 @@ func (v *ListScriptsInput) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *ListScriptsInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -2706,8 +2698,8 @@ func (v *ListTagsForResourceRequest) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *ListTagsForResourceRequest) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -2716,14 +2708,14 @@ func (v *LocationConfiguration) validate(p string, e *ValidationError) {
 		e.required(p + "location")
 	}
 	if v.Location != nil {
-		e.str(p+"location", *v.Location, 1, 64, patterns[19], nil, false)
+		e.str(p+"location", *v.Location, 1, 64, &patterns[19], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *LocationConfiguration) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -2735,14 +2727,14 @@ func (v *LogConfiguration) validate(p string, e *ValidationError) {
 		e.str(p+"s3BucketName", *v.S3BucketName, 1, -1, nil, nil, false)
 	}
 	if v.LogGroupArn != nil {
-		e.str(p+"logGroupArn", *v.LogGroupArn, 1, 512, patterns[40], nil, false)
+		e.str(p+"logGroupArn", *v.LogGroupArn, 1, 512, &patterns[40], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *LogConfiguration) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -2757,8 +2749,8 @@ func (v *ManagedCapacityConfiguration) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *ManagedCapacityConfiguration) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -2785,7 +2777,7 @@ func (v *Player) validate(p string, e *ValidationError) {
 }
 
 // Validate checks v against the model's constraints.
-func (v *Player) Validate() error { e := &ValidationError{}; v.validate("", e); return e.err() }
+func (v *Player) Validate() error { var e ValidationError; v.validate("", &e); return e.err() }
 
 func (v *PlayerGatewayConfiguration) validate(p string, e *ValidationError) {
 	if v.GameServerIpProtocolSupported != nil {
@@ -2795,8 +2787,8 @@ func (v *PlayerGatewayConfiguration) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *PlayerGatewayConfiguration) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -2810,7 +2802,7 @@ func (v *PlayerLatency) validate(p string, e *ValidationError) {
 }
 
 // Validate checks v against the model's constraints.
-func (v *PlayerLatency) Validate() error { e := &ValidationError{}; v.validate("", e); return e.err() }
+func (v *PlayerLatency) Validate() error { var e ValidationError; v.validate("", &e); return e.err() }
 
 func (v *PlayerLatencyPolicy) validate(p string, e *ValidationError) {
 	if v.MaximumIndividualPlayerLatencyMilliseconds != nil {
@@ -2823,8 +2815,8 @@ func (v *PlayerLatencyPolicy) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *PlayerLatencyPolicy) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -2838,15 +2830,15 @@ func (v *PriorityConfiguration) validate(p string, e *ValidationError) {
 	if v.LocationOrder != nil {
 		e.count(p+"locationOrder", len(v.LocationOrder), 1, 100)
 		for i := range v.LocationOrder {
-			e.str(p+"locationOrder"+".member."+itoa(i+1), v.LocationOrder[i], 1, 64, patterns[19], nil, false)
+			e.str(p+"locationOrder"+".member."+itoa(i+1), v.LocationOrder[i], 1, 64, &patterns[19], nil, false)
 		}
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *PriorityConfiguration) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -2860,15 +2852,15 @@ func (v *PriorityConfigurationOverride) validate(p string, e *ValidationError) {
 	if v.LocationOrder != nil {
 		e.count(p+"locationOrder", len(v.LocationOrder), 1, 10)
 		for i := range v.LocationOrder {
-			e.str(p+"locationOrder"+".member."+itoa(i+1), v.LocationOrder[i], 1, 64, patterns[19], nil, false)
+			e.str(p+"locationOrder"+".member."+itoa(i+1), v.LocationOrder[i], 1, 64, &patterns[19], nil, false)
 		}
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *PriorityConfigurationOverride) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -2883,7 +2875,7 @@ func (v *PutScalingPolicyInput) validate(p string, e *ValidationError) {
 		e.required(p + "fleetId")
 	}
 	if v.FleetId != nil {
-		e.str(p+"fleetId", *v.FleetId, 1, 512, patterns[15], nil, false)
+		e.str(p+"fleetId", *v.FleetId, 1, 512, &patterns[15], nil, false)
 	}
 	if v.ScalingAdjustmentType != nil {
 		e.str(p+"scalingAdjustmentType", *v.ScalingAdjustmentType, -1, -1, nil, ScalingAdjustmentTypeValues, false)
@@ -2910,8 +2902,8 @@ func (v *PutScalingPolicyInput) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *PutScalingPolicyInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -2920,32 +2912,32 @@ func (v *RegisterComputeInput) validate(p string, e *ValidationError) {
 		e.required(p + "fleetId")
 	}
 	if v.FleetId != nil {
-		e.str(p+"fleetId", *v.FleetId, 1, 512, patterns[15], nil, false)
+		e.str(p+"fleetId", *v.FleetId, 1, 512, &patterns[15], nil, false)
 	}
 	if v.ComputeName == nil {
 		e.required(p + "computeName")
 	}
 	if v.ComputeName != nil {
-		e.str(p+"computeName", *v.ComputeName, 1, 128, patterns[41], nil, false)
+		e.str(p+"computeName", *v.ComputeName, 1, 128, &patterns[41], nil, false)
 	}
 	if v.CertificatePath != nil {
 		e.str(p+"certificatePath", *v.CertificatePath, 1, 1024, nil, nil, false)
 	}
 	if v.DnsName != nil {
-		e.str(p+"dnsName", *v.DnsName, 1, 256, patterns[42], nil, false)
+		e.str(p+"dnsName", *v.DnsName, 1, 256, &patterns[42], nil, false)
 	}
 	if v.IpAddress != nil {
-		e.str(p+"ipAddress", *v.IpAddress, 1, 128, patterns[43], nil, true)
+		e.str(p+"ipAddress", *v.IpAddress, 1, 128, &patterns[43], nil, true)
 	}
 	if v.Location != nil {
-		e.str(p+"location", *v.Location, 1, 64, patterns[19], nil, false)
+		e.str(p+"location", *v.Location, 1, 64, &patterns[19], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *RegisterComputeInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -2954,32 +2946,32 @@ func (v *RegisterGameServerInput) validate(p string, e *ValidationError) {
 		e.required(p + "gameServerGroupName")
 	}
 	if v.GameServerGroupName != nil {
-		e.str(p+"gameServerGroupName", *v.GameServerGroupName, 1, 256, patterns[2], nil, false)
+		e.str(p+"gameServerGroupName", *v.GameServerGroupName, 1, 256, &patterns[2], nil, false)
 	}
 	if v.GameServerId == nil {
 		e.required(p + "gameServerId")
 	}
 	if v.GameServerId != nil {
-		e.str(p+"gameServerId", *v.GameServerId, 3, 128, patterns[3], nil, false)
+		e.str(p+"gameServerId", *v.GameServerId, 3, 128, &patterns[3], nil, false)
 	}
 	if v.InstanceId == nil {
 		e.required(p + "instanceId")
 	}
 	if v.InstanceId != nil {
-		e.str(p+"instanceId", *v.InstanceId, 19, 19, patterns[33], nil, false)
+		e.str(p+"instanceId", *v.InstanceId, 19, 19, &patterns[33], nil, false)
 	}
 	if v.ConnectionInfo != nil {
-		e.str(p+"connectionInfo", *v.ConnectionInfo, 1, 512, patterns[4], nil, false)
+		e.str(p+"connectionInfo", *v.ConnectionInfo, 1, 512, &patterns[4], nil, false)
 	}
 	if v.GameServerData != nil {
-		e.str(p+"gameServerData", *v.GameServerData, 1, 1024, patterns[4], nil, false)
+		e.str(p+"gameServerData", *v.GameServerData, 1, 1024, &patterns[4], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *RegisterGameServerInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -2988,14 +2980,14 @@ func (v *RequestUploadCredentialsInput) validate(p string, e *ValidationError) {
 		e.required(p + "buildId")
 	}
 	if v.BuildId != nil {
-		e.str(p+"buildId", *v.BuildId, -1, -1, patterns[11], nil, false)
+		e.str(p+"buildId", *v.BuildId, -1, -1, &patterns[11], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *RequestUploadCredentialsInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -3004,14 +2996,14 @@ func (v *ResolveAliasInput) validate(p string, e *ValidationError) {
 		e.required(p + "aliasId")
 	}
 	if v.AliasId != nil {
-		e.str(p+"aliasId", *v.AliasId, -1, -1, patterns[17], nil, false)
+		e.str(p+"aliasId", *v.AliasId, -1, -1, &patterns[17], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *ResolveAliasInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -3026,8 +3018,8 @@ func (v *ResourceCreationLimitPolicy) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *ResourceCreationLimitPolicy) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -3036,7 +3028,7 @@ func (v *ResumeGameServerGroupInput) validate(p string, e *ValidationError) {
 		e.required(p + "gameServerGroupName")
 	}
 	if v.GameServerGroupName != nil {
-		e.str(p+"gameServerGroupName", *v.GameServerGroupName, 1, 256, patterns[2], nil, false)
+		e.str(p+"gameServerGroupName", *v.GameServerGroupName, 1, 256, &patterns[2], nil, false)
 	}
 	if v.ResumeActions == nil {
 		e.required(p + "resumeActions")
@@ -3051,8 +3043,8 @@ func (v *ResumeGameServerGroupInput) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *ResumeGameServerGroupInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -3061,16 +3053,12 @@ func (v *RoutingStrategy) validate(p string, e *ValidationError) {
 		e.str(p+"type", *v.Type, -1, -1, nil, RoutingStrategyTypeValues, false)
 	}
 	if v.FleetId != nil {
-		e.str(p+"fleetId", *v.FleetId, 1, 128, patterns[27], nil, false)
+		e.str(p+"fleetId", *v.FleetId, 1, 128, &patterns[27], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
-func (v *RoutingStrategy) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
-	return e.err()
-}
+func (v *RoutingStrategy) Validate() error { var e ValidationError; v.validate("", &e); return e.err() }
 
 func (v *RuntimeConfiguration) validate(p string, e *ValidationError) {
 	if v.ServerProcesses != nil {
@@ -3089,8 +3077,8 @@ func (v *RuntimeConfiguration) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *RuntimeConfiguration) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -3110,17 +3098,17 @@ func (v *S3Location) validate(p string, e *ValidationError) {
 }
 
 // Validate checks v against the model's constraints.
-func (v *S3Location) Validate() error { e := &ValidationError{}; v.validate("", e); return e.err() }
+func (v *S3Location) Validate() error { var e ValidationError; v.validate("", &e); return e.err() }
 
 func (v *SearchGameSessionsInput) validate(p string, e *ValidationError) {
 	if v.FleetId != nil {
-		e.str(p+"fleetId", *v.FleetId, 1, 512, patterns[15], nil, false)
+		e.str(p+"fleetId", *v.FleetId, 1, 512, &patterns[15], nil, false)
 	}
 	if v.AliasId != nil {
-		e.str(p+"aliasId", *v.AliasId, -1, -1, patterns[17], nil, false)
+		e.str(p+"aliasId", *v.AliasId, -1, -1, &patterns[17], nil, false)
 	}
 	if v.Location != nil {
-		e.str(p+"location", *v.Location, 1, 64, patterns[19], nil, false)
+		e.str(p+"location", *v.Location, 1, 64, &patterns[19], nil, false)
 	}
 	if v.FilterExpression != nil {
 		e.str(p+"filterExpression", *v.FilterExpression, 1, 1024, nil, nil, false)
@@ -3138,8 +3126,8 @@ func (v *SearchGameSessionsInput) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *SearchGameSessionsInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -3148,10 +3136,10 @@ func (v *ServerProcess) validate(p string, e *ValidationError) {
 		e.required(p + "launchPath")
 	}
 	if v.LaunchPath != nil {
-		e.str(p+"launchPath", *v.LaunchPath, 1, 1024, patterns[13], nil, false)
+		e.str(p+"launchPath", *v.LaunchPath, 1, 1024, &patterns[13], nil, false)
 	}
 	if v.Parameters != nil {
-		e.str(p+"parameters", *v.Parameters, 1, 1024, patterns[14], nil, false)
+		e.str(p+"parameters", *v.Parameters, 1, 1024, &patterns[14], nil, false)
 	}
 	if v.ConcurrentExecutions == nil {
 		e.required(p + "concurrentExecutions")
@@ -3162,14 +3150,14 @@ func (v *ServerProcess) validate(p string, e *ValidationError) {
 }
 
 // Validate checks v against the model's constraints.
-func (v *ServerProcess) Validate() error { e := &ValidationError{}; v.validate("", e); return e.err() }
+func (v *ServerProcess) Validate() error { var e ValidationError; v.validate("", &e); return e.err() }
 
 func (v *StartFleetActionsInput) validate(p string, e *ValidationError) {
 	if v.FleetId == nil {
 		e.required(p + "fleetId")
 	}
 	if v.FleetId != nil {
-		e.str(p+"fleetId", *v.FleetId, 1, 512, patterns[15], nil, false)
+		e.str(p+"fleetId", *v.FleetId, 1, 512, &patterns[15], nil, false)
 	}
 	if v.Actions == nil {
 		e.required(p + "actions")
@@ -3181,14 +3169,14 @@ func (v *StartFleetActionsInput) validate(p string, e *ValidationError) {
 		}
 	}
 	if v.Location != nil {
-		e.str(p+"location", *v.Location, 1, 64, patterns[19], nil, false)
+		e.str(p+"location", *v.Location, 1, 64, &patterns[19], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *StartFleetActionsInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -3197,13 +3185,13 @@ func (v *StartGameSessionPlacementInput) validate(p string, e *ValidationError) 
 		e.required(p + "placementId")
 	}
 	if v.PlacementId != nil {
-		e.str(p+"placementId", *v.PlacementId, 1, 48, patterns[18], nil, false)
+		e.str(p+"placementId", *v.PlacementId, 1, 48, &patterns[18], nil, false)
 	}
 	if v.GameSessionQueueName == nil {
 		e.required(p + "gameSessionQueueName")
 	}
 	if v.GameSessionQueueName != nil {
-		e.str(p+"gameSessionQueueName", *v.GameSessionQueueName, 1, 256, patterns[28], nil, false)
+		e.str(p+"gameSessionQueueName", *v.GameSessionQueueName, 1, 256, &patterns[28], nil, false)
 	}
 	if v.GameProperties != nil {
 		e.count(p+"gameProperties", len(v.GameProperties), -1, 16)
@@ -3240,23 +3228,23 @@ func (v *StartGameSessionPlacementInput) validate(p string, e *ValidationError) 
 
 // Validate checks v against the model's constraints.
 func (v *StartGameSessionPlacementInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
 func (v *StartMatchBackfillInput) validate(p string, e *ValidationError) {
 	if v.TicketId != nil {
-		e.str(p+"ticketId", *v.TicketId, -1, 128, patterns[0], nil, false)
+		e.str(p+"ticketId", *v.TicketId, -1, 128, &patterns[0], nil, false)
 	}
 	if v.ConfigurationName == nil {
 		e.required(p + "configurationName")
 	}
 	if v.ConfigurationName != nil {
-		e.str(p+"configurationName", *v.ConfigurationName, 1, 256, patterns[30], nil, false)
+		e.str(p+"configurationName", *v.ConfigurationName, 1, 256, &patterns[30], nil, false)
 	}
 	if v.GameSessionArn != nil {
-		e.str(p+"gameSessionArn", *v.GameSessionArn, 1, 512, patterns[23], nil, false)
+		e.str(p+"gameSessionArn", *v.GameSessionArn, 1, 512, &patterns[23], nil, false)
 	}
 	if v.Players == nil {
 		e.required(p + "players")
@@ -3270,20 +3258,20 @@ func (v *StartMatchBackfillInput) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *StartMatchBackfillInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
 func (v *StartMatchmakingInput) validate(p string, e *ValidationError) {
 	if v.TicketId != nil {
-		e.str(p+"ticketId", *v.TicketId, -1, 128, patterns[0], nil, false)
+		e.str(p+"ticketId", *v.TicketId, -1, 128, &patterns[0], nil, false)
 	}
 	if v.ConfigurationName == nil {
 		e.required(p + "configurationName")
 	}
 	if v.ConfigurationName != nil {
-		e.str(p+"configurationName", *v.ConfigurationName, 1, 256, patterns[30], nil, false)
+		e.str(p+"configurationName", *v.ConfigurationName, 1, 256, &patterns[30], nil, false)
 	}
 	if v.Players == nil {
 		e.required(p + "players")
@@ -3297,8 +3285,8 @@ func (v *StartMatchmakingInput) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *StartMatchmakingInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -3307,7 +3295,7 @@ func (v *StopFleetActionsInput) validate(p string, e *ValidationError) {
 		e.required(p + "fleetId")
 	}
 	if v.FleetId != nil {
-		e.str(p+"fleetId", *v.FleetId, 1, 512, patterns[15], nil, false)
+		e.str(p+"fleetId", *v.FleetId, 1, 512, &patterns[15], nil, false)
 	}
 	if v.Actions == nil {
 		e.required(p + "actions")
@@ -3319,14 +3307,14 @@ func (v *StopFleetActionsInput) validate(p string, e *ValidationError) {
 		}
 	}
 	if v.Location != nil {
-		e.str(p+"location", *v.Location, 1, 64, patterns[19], nil, false)
+		e.str(p+"location", *v.Location, 1, 64, &patterns[19], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *StopFleetActionsInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -3335,14 +3323,14 @@ func (v *StopGameSessionPlacementInput) validate(p string, e *ValidationError) {
 		e.required(p + "placementId")
 	}
 	if v.PlacementId != nil {
-		e.str(p+"placementId", *v.PlacementId, 1, 48, patterns[18], nil, false)
+		e.str(p+"placementId", *v.PlacementId, 1, 48, &patterns[18], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *StopGameSessionPlacementInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -3351,14 +3339,14 @@ func (v *StopMatchmakingInput) validate(p string, e *ValidationError) {
 		e.required(p + "ticketId")
 	}
 	if v.TicketId != nil {
-		e.str(p+"ticketId", *v.TicketId, -1, 128, patterns[0], nil, false)
+		e.str(p+"ticketId", *v.TicketId, -1, 128, &patterns[0], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *StopMatchmakingInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -3367,7 +3355,7 @@ func (v *SupportContainerDefinitionInput) validate(p string, e *ValidationError)
 		e.required(p + "containerName")
 	}
 	if v.ContainerName != nil {
-		e.str(p+"containerName", *v.ContainerName, 1, 128, patterns[5], nil, false)
+		e.str(p+"containerName", *v.ContainerName, 1, 128, &patterns[5], nil, false)
 	}
 	if v.DependsOn != nil {
 		e.count(p+"dependsOn", len(v.DependsOn), 1, 10)
@@ -3394,7 +3382,7 @@ func (v *SupportContainerDefinitionInput) validate(p string, e *ValidationError)
 		e.required(p + "imageUri")
 	}
 	if v.ImageUri != nil {
-		e.str(p+"imageUri", *v.ImageUri, 1, 255, patterns[35], nil, false)
+		e.str(p+"imageUri", *v.ImageUri, 1, 255, &patterns[35], nil, false)
 	}
 	if v.MemoryHardLimitMebibytes != nil {
 		e.num(p+"memoryHardLimitMebibytes", float64(*v.MemoryHardLimitMebibytes), true, 4, true, 1024000)
@@ -3409,8 +3397,8 @@ func (v *SupportContainerDefinitionInput) validate(p string, e *ValidationError)
 
 // Validate checks v against the model's constraints.
 func (v *SupportContainerDefinitionInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -3419,7 +3407,7 @@ func (v *SuspendGameServerGroupInput) validate(p string, e *ValidationError) {
 		e.required(p + "gameServerGroupName")
 	}
 	if v.GameServerGroupName != nil {
-		e.str(p+"gameServerGroupName", *v.GameServerGroupName, 1, 256, patterns[2], nil, false)
+		e.str(p+"gameServerGroupName", *v.GameServerGroupName, 1, 256, &patterns[2], nil, false)
 	}
 	if v.SuspendActions == nil {
 		e.required(p + "suspendActions")
@@ -3434,8 +3422,8 @@ func (v *SuspendGameServerGroupInput) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *SuspendGameServerGroupInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -3455,7 +3443,7 @@ func (v *Tag) validate(p string, e *ValidationError) {
 }
 
 // Validate checks v against the model's constraints.
-func (v *Tag) Validate() error { e := &ValidationError{}; v.validate("", e); return e.err() }
+func (v *Tag) Validate() error { var e ValidationError; v.validate("", &e); return e.err() }
 
 func (v *TagResourceRequest) validate(p string, e *ValidationError) {
 	if v.ResourceARN == nil {
@@ -3477,8 +3465,8 @@ func (v *TagResourceRequest) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *TagResourceRequest) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -3490,8 +3478,8 @@ func (v *TargetConfiguration) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *TargetConfiguration) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -3506,8 +3494,8 @@ func (v *TargetTrackingConfiguration) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *TargetTrackingConfiguration) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -3516,7 +3504,7 @@ func (v *TerminateGameSessionInput) validate(p string, e *ValidationError) {
 		e.required(p + "gameSessionId")
 	}
 	if v.GameSessionId != nil {
-		e.str(p+"gameSessionId", *v.GameSessionId, 1, 512, patterns[23], nil, false)
+		e.str(p+"gameSessionId", *v.GameSessionId, 1, 512, &patterns[23], nil, false)
 	}
 	if v.TerminationMode == nil {
 		e.required(p + "terminationMode")
@@ -3528,8 +3516,8 @@ func (v *TerminateGameSessionInput) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *TerminateGameSessionInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -3553,8 +3541,8 @@ func (v *UntagResourceRequest) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *UntagResourceRequest) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -3563,10 +3551,10 @@ func (v *UpdateAliasInput) validate(p string, e *ValidationError) {
 		e.required(p + "aliasId")
 	}
 	if v.AliasId != nil {
-		e.str(p+"aliasId", *v.AliasId, -1, -1, patterns[17], nil, false)
+		e.str(p+"aliasId", *v.AliasId, -1, -1, &patterns[17], nil, false)
 	}
 	if v.Name != nil {
-		e.str(p+"name", *v.Name, 1, 1024, patterns[4], nil, false)
+		e.str(p+"name", *v.Name, 1, 1024, &patterns[4], nil, false)
 	}
 	if v.Description != nil {
 		e.str(p+"description", *v.Description, 1, 1024, nil, nil, false)
@@ -3578,8 +3566,8 @@ func (v *UpdateAliasInput) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *UpdateAliasInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -3588,7 +3576,7 @@ func (v *UpdateBuildInput) validate(p string, e *ValidationError) {
 		e.required(p + "buildId")
 	}
 	if v.BuildId != nil {
-		e.str(p+"buildId", *v.BuildId, -1, -1, patterns[11], nil, false)
+		e.str(p+"buildId", *v.BuildId, -1, -1, &patterns[11], nil, false)
 	}
 	if v.Name != nil {
 		e.str(p+"name", *v.Name, 1, 1024, nil, nil, false)
@@ -3600,8 +3588,8 @@ func (v *UpdateBuildInput) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *UpdateBuildInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -3610,13 +3598,13 @@ func (v *UpdateContainerFleetInput) validate(p string, e *ValidationError) {
 		e.required(p + "fleetId")
 	}
 	if v.FleetId != nil {
-		e.str(p+"fleetId", *v.FleetId, 1, 512, patterns[15], nil, false)
+		e.str(p+"fleetId", *v.FleetId, 1, 512, &patterns[15], nil, false)
 	}
 	if v.GameServerContainerGroupDefinitionName != nil {
-		e.str(p+"gameServerContainerGroupDefinitionName", *v.GameServerContainerGroupDefinitionName, 1, 512, patterns[10], nil, false)
+		e.str(p+"gameServerContainerGroupDefinitionName", *v.GameServerContainerGroupDefinitionName, 1, 512, &patterns[10], nil, false)
 	}
 	if v.PerInstanceContainerGroupDefinitionName != nil {
-		e.str(p+"perInstanceContainerGroupDefinitionName", *v.PerInstanceContainerGroupDefinitionName, 1, 512, patterns[10], nil, false)
+		e.str(p+"perInstanceContainerGroupDefinitionName", *v.PerInstanceContainerGroupDefinitionName, 1, 512, &patterns[10], nil, false)
 	}
 	if v.GameServerContainerGroupsPerInstance != nil {
 		e.num(p+"gameServerContainerGroupsPerInstance", float64(*v.GameServerContainerGroupsPerInstance), true, 1, true, 5000)
@@ -3667,8 +3655,8 @@ func (v *UpdateContainerFleetInput) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *UpdateContainerFleetInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -3677,7 +3665,7 @@ func (v *UpdateContainerGroupDefinitionInput) validate(p string, e *ValidationEr
 		e.required(p + "name")
 	}
 	if v.Name != nil {
-		e.str(p+"name", *v.Name, 1, 512, patterns[10], nil, false)
+		e.str(p+"name", *v.Name, 1, 512, &patterns[10], nil, false)
 	}
 	if v.GameServerContainerDefinition != nil {
 		v.GameServerContainerDefinition.validate(p+"gameServerContainerDefinition"+".", e)
@@ -3707,8 +3695,8 @@ func (v *UpdateContainerGroupDefinitionInput) validate(p string, e *ValidationEr
 
 // Validate checks v against the model's constraints.
 func (v *UpdateContainerGroupDefinitionInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -3717,7 +3705,7 @@ func (v *UpdateFleetAttributesInput) validate(p string, e *ValidationError) {
 		e.required(p + "fleetId")
 	}
 	if v.FleetId != nil {
-		e.str(p+"fleetId", *v.FleetId, 1, 512, patterns[15], nil, false)
+		e.str(p+"fleetId", *v.FleetId, 1, 512, &patterns[15], nil, false)
 	}
 	if v.Name != nil {
 		e.str(p+"name", *v.Name, 1, 1024, nil, nil, false)
@@ -3744,8 +3732,8 @@ func (v *UpdateFleetAttributesInput) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *UpdateFleetAttributesInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -3754,7 +3742,7 @@ func (v *UpdateFleetCapacityInput) validate(p string, e *ValidationError) {
 		e.required(p + "fleetId")
 	}
 	if v.FleetId != nil {
-		e.str(p+"fleetId", *v.FleetId, 1, 512, patterns[15], nil, false)
+		e.str(p+"fleetId", *v.FleetId, 1, 512, &patterns[15], nil, false)
 	}
 	if v.DesiredInstances != nil {
 		e.num(p+"desiredInstances", float64(*v.DesiredInstances), true, 0, false, -1)
@@ -3766,7 +3754,7 @@ func (v *UpdateFleetCapacityInput) validate(p string, e *ValidationError) {
 		e.num(p+"maxSize", float64(*v.MaxSize), true, 0, false, -1)
 	}
 	if v.Location != nil {
-		e.str(p+"location", *v.Location, 1, 64, patterns[19], nil, false)
+		e.str(p+"location", *v.Location, 1, 64, &patterns[19], nil, false)
 	}
 	if v.ManagedCapacityConfiguration != nil {
 		v.ManagedCapacityConfiguration.validate(p+"managedCapacityConfiguration"+".", e)
@@ -3775,8 +3763,8 @@ func (v *UpdateFleetCapacityInput) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *UpdateFleetCapacityInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -3785,7 +3773,7 @@ func (v *UpdateFleetPortSettingsInput) validate(p string, e *ValidationError) {
 		e.required(p + "fleetId")
 	}
 	if v.FleetId != nil {
-		e.str(p+"fleetId", *v.FleetId, 1, 512, patterns[15], nil, false)
+		e.str(p+"fleetId", *v.FleetId, 1, 512, &patterns[15], nil, false)
 	}
 	if v.InboundPermissionAuthorizations != nil {
 		e.count(p+"inboundPermissionAuthorizations", len(v.InboundPermissionAuthorizations), -1, 50)
@@ -3803,8 +3791,8 @@ func (v *UpdateFleetPortSettingsInput) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *UpdateFleetPortSettingsInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -3813,10 +3801,10 @@ func (v *UpdateGameServerGroupInput) validate(p string, e *ValidationError) {
 		e.required(p + "gameServerGroupName")
 	}
 	if v.GameServerGroupName != nil {
-		e.str(p+"gameServerGroupName", *v.GameServerGroupName, 1, 256, patterns[2], nil, false)
+		e.str(p+"gameServerGroupName", *v.GameServerGroupName, 1, 256, &patterns[2], nil, false)
 	}
 	if v.RoleArn != nil {
-		e.str(p+"roleArn", *v.RoleArn, 1, 256, patterns[9], nil, false)
+		e.str(p+"roleArn", *v.RoleArn, 1, 256, &patterns[9], nil, false)
 	}
 	if v.InstanceDefinitions != nil {
 		e.count(p+"instanceDefinitions", len(v.InstanceDefinitions), 2, 20)
@@ -3834,8 +3822,8 @@ func (v *UpdateGameServerGroupInput) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *UpdateGameServerGroupInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -3844,16 +3832,16 @@ func (v *UpdateGameServerInput) validate(p string, e *ValidationError) {
 		e.required(p + "gameServerGroupName")
 	}
 	if v.GameServerGroupName != nil {
-		e.str(p+"gameServerGroupName", *v.GameServerGroupName, 1, 256, patterns[2], nil, false)
+		e.str(p+"gameServerGroupName", *v.GameServerGroupName, 1, 256, &patterns[2], nil, false)
 	}
 	if v.GameServerId == nil {
 		e.required(p + "gameServerId")
 	}
 	if v.GameServerId != nil {
-		e.str(p+"gameServerId", *v.GameServerId, 3, 128, patterns[3], nil, false)
+		e.str(p+"gameServerId", *v.GameServerId, 3, 128, &patterns[3], nil, false)
 	}
 	if v.GameServerData != nil {
-		e.str(p+"gameServerData", *v.GameServerData, 1, 1024, patterns[4], nil, false)
+		e.str(p+"gameServerData", *v.GameServerData, 1, 1024, &patterns[4], nil, false)
 	}
 	if v.UtilizationStatus != nil {
 		e.str(p+"utilizationStatus", *v.UtilizationStatus, -1, -1, nil, GameServerUtilizationStatusValues, false)
@@ -3865,8 +3853,8 @@ func (v *UpdateGameServerInput) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *UpdateGameServerInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -3875,7 +3863,7 @@ func (v *UpdateGameSessionInput) validate(p string, e *ValidationError) {
 		e.required(p + "gameSessionId")
 	}
 	if v.GameSessionId != nil {
-		e.str(p+"gameSessionId", *v.GameSessionId, 1, 512, patterns[23], nil, false)
+		e.str(p+"gameSessionId", *v.GameSessionId, 1, 512, &patterns[23], nil, false)
 	}
 	if v.MaximumPlayerSessionCount != nil {
 		e.num(p+"maximumPlayerSessionCount", float64(*v.MaximumPlayerSessionCount), true, 0, false, -1)
@@ -3899,8 +3887,8 @@ func (v *UpdateGameSessionInput) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *UpdateGameSessionInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -3909,7 +3897,7 @@ func (v *UpdateGameSessionQueueInput) validate(p string, e *ValidationError) {
 		e.required(p + "name")
 	}
 	if v.Name != nil {
-		e.str(p+"name", *v.Name, 1, 256, patterns[28], nil, false)
+		e.str(p+"name", *v.Name, 1, 256, &patterns[28], nil, false)
 	}
 	if v.TimeoutInSeconds != nil {
 		e.num(p+"timeoutInSeconds", float64(*v.TimeoutInSeconds), true, 0, false, -1)
@@ -3931,17 +3919,17 @@ func (v *UpdateGameSessionQueueInput) validate(p string, e *ValidationError) {
 		v.PriorityConfiguration.validate(p+"priorityConfiguration"+".", e)
 	}
 	if v.CustomEventData != nil {
-		e.str(p+"customEventData", *v.CustomEventData, 0, 256, patterns[20], nil, false)
+		e.str(p+"customEventData", *v.CustomEventData, 0, 256, &patterns[20], nil, false)
 	}
 	if v.NotificationTarget != nil {
-		e.str(p+"notificationTarget", *v.NotificationTarget, 0, 300, patterns[21], nil, false)
+		e.str(p+"notificationTarget", *v.NotificationTarget, 0, 300, &patterns[21], nil, false)
 	}
 }
 
 // Validate checks v against the model's constraints.
 func (v *UpdateGameSessionQueueInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -3950,14 +3938,14 @@ func (v *UpdateMatchmakingConfigurationInput) validate(p string, e *ValidationEr
 		e.required(p + "name")
 	}
 	if v.Name != nil {
-		e.str(p+"name", *v.Name, 1, 256, patterns[30], nil, false)
+		e.str(p+"name", *v.Name, 1, 256, &patterns[30], nil, false)
 	}
 	if v.Description != nil {
 		e.str(p+"description", *v.Description, 1, 1024, nil, nil, false)
 	}
 	if v.GameSessionQueueArns != nil {
 		for i := range v.GameSessionQueueArns {
-			e.str(p+"gameSessionQueueArns"+".member."+itoa(i+1), v.GameSessionQueueArns[i], 1, 512, patterns[23], nil, false)
+			e.str(p+"gameSessionQueueArns"+".member."+itoa(i+1), v.GameSessionQueueArns[i], 1, 512, &patterns[23], nil, false)
 		}
 	}
 	if v.RequestTimeoutSeconds != nil {
@@ -3967,10 +3955,10 @@ func (v *UpdateMatchmakingConfigurationInput) validate(p string, e *ValidationEr
 		e.num(p+"acceptanceTimeoutSeconds", float64(*v.AcceptanceTimeoutSeconds), true, 1, true, 600)
 	}
 	if v.RuleSetName != nil {
-		e.str(p+"ruleSetName", *v.RuleSetName, 1, 256, patterns[24], nil, false)
+		e.str(p+"ruleSetName", *v.RuleSetName, 1, 256, &patterns[24], nil, false)
 	}
 	if v.NotificationTarget != nil {
-		e.str(p+"notificationTarget", *v.NotificationTarget, 0, 300, patterns[25], nil, false)
+		e.str(p+"notificationTarget", *v.NotificationTarget, 0, 300, &patterns[25], nil, false)
 	}
 	if v.AdditionalPlayerCount != nil {
 		e.num(p+"additionalPlayerCount", float64(*v.AdditionalPlayerCount), true, 0, false, -1)
@@ -3997,8 +3985,8 @@ func (v *UpdateMatchmakingConfigurationInput) validate(p string, e *ValidationEr
 
 // Validate checks v against the model's constraints.
 func (v *UpdateMatchmakingConfigurationInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -4007,7 +3995,7 @@ func (v *UpdateRuntimeConfigurationInput) validate(p string, e *ValidationError)
 		e.required(p + "fleetId")
 	}
 	if v.FleetId != nil {
-		e.str(p+"fleetId", *v.FleetId, 1, 512, patterns[15], nil, false)
+		e.str(p+"fleetId", *v.FleetId, 1, 512, &patterns[15], nil, false)
 	}
 	if v.RuntimeConfiguration == nil {
 		e.required(p + "runtimeConfiguration")
@@ -4019,8 +4007,8 @@ func (v *UpdateRuntimeConfigurationInput) validate(p string, e *ValidationError)
 
 // Validate checks v against the model's constraints.
 func (v *UpdateRuntimeConfigurationInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -4029,7 +4017,7 @@ func (v *UpdateScriptInput) validate(p string, e *ValidationError) {
 		e.required(p + "scriptId")
 	}
 	if v.ScriptId != nil {
-		e.str(p+"scriptId", *v.ScriptId, -1, -1, patterns[12], nil, false)
+		e.str(p+"scriptId", *v.ScriptId, -1, -1, &patterns[12], nil, false)
 	}
 	if v.Name != nil {
 		e.str(p+"name", *v.Name, 1, 1024, nil, nil, false)
@@ -4047,8 +4035,8 @@ func (v *UpdateScriptInput) validate(p string, e *ValidationError) {
 
 // Validate checks v against the model's constraints.
 func (v *UpdateScriptInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }
 
@@ -4063,7 +4051,7 @@ func (v *ValidateMatchmakingRuleSetInput) validate(p string, e *ValidationError)
 
 // Validate checks v against the model's constraints.
 func (v *ValidateMatchmakingRuleSetInput) Validate() error {
-	e := &ValidationError{}
-	v.validate("", e)
+	var e ValidationError
+	v.validate("", &e)
 	return e.err()
 }

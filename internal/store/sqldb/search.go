@@ -52,7 +52,7 @@ func (t *Tx) SearchGameSessions(q store.SearchQuery, p store.Page) ([]*game.Game
 		return out, "", err
 	}
 	last.Q = fp
-	return out[:n], encodeCursor(last), nil
+	return out[:n], last.Token(), nil
 }
 
 // searchPart runs one query of a search, appending to out. last is the

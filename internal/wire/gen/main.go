@@ -299,6 +299,17 @@ func goPattern(p string) string {
 	return `^(?:` + p + `)$`
 }
 
+// matchers names the functions of package wire (validate.go) that match
+// a pattern without regexp, for the patterns every read checks; a fuzz
+// target holds each to its regexp.
+var matchers = map[string]string{
+	`^(?:^[a-z]*fleet-[a-zA-Z0-9\-]+$|^arn:.*:[a-z]*fleet\/[a-z]*fleet-[a-zA-Z0-9\-]+$)$`: "matchFleetIDOrARN",
+	`^(?:[a-zA-Z0-9:/-]+)$`:  "matchGameSessionID",
+	`^(?:^[A-Za-z0-9\-]+)$`:  "matchAlnumHyphen",
+	`^(?:^[a-zA-Z0-9\-]+$)$`: "matchAlnumHyphen",
+	`^(?:[a-zA-Z0-9-]+)$`:    "matchAlnumHyphen",
+}
+
 func (g *generator) patternIndex(p string) int {
 	gp := goPattern(p)
 	for i, r := range g.res {
@@ -373,14 +384,18 @@ func (g *generator) validation() []byte {
 			}
 		}
 		body.WriteString("}\n\n")
-		fmt.Fprintf(&body, "// Validate checks v against the model's constraints.\nfunc (v *%s) Validate() error { e := &ValidationError{}; v.validate(\"\", e); return e.err() }\n\n", name)
+		fmt.Fprintf(&body, "// Validate checks v against the model's constraints.\nfunc (v *%s) Validate() error { var e ValidationError; v.validate(\"\", &e); return e.err() }\n\n", name)
 	}
 	var b bytes.Buffer
 	header(&b)
 	b.WriteString("import \"regexp\"\n\n")
-	b.WriteString("var patterns = [...]*regexp.Regexp{\n")
+	b.WriteString("var patterns = [...]pattern{\n")
 	for _, r := range g.res {
-		fmt.Fprintf(&b, "\tregexp.MustCompile(%q),\n", r)
+		if fn := matchers[r]; fn != "" {
+			fmt.Fprintf(&b, "\t{regexp.MustCompile(%q), %s},\n", r, fn)
+		} else {
+			fmt.Fprintf(&b, "\t{regexp.MustCompile(%q), nil},\n", r)
+		}
 	}
 	b.WriteString("}\n\n")
 	b.Write(body.Bytes())
@@ -415,7 +430,7 @@ func (g *generator) check(shapeName, expr, path string, ptr bool) string {
 	case "string":
 		pat := "nil"
 		if s.Pattern != "" {
-			pat = fmt.Sprintf("patterns[%d]", g.patternIndex(s.Pattern))
+			pat = fmt.Sprintf("&patterns[%d]", g.patternIndex(s.Pattern))
 		}
 		enum := "nil"
 		if len(s.Enum) > 0 {
