@@ -16,7 +16,9 @@ import (
 // it run at once: the job's savepoint undoes what it did. The failure is
 // the job's for good (Tx.failed): a job that goes on after the statement
 // that carried it failed (its error taken for "not found", say) still
-// fails, and commits nothing.
+// fails, and commits nothing. The batch's BEGIN goes in its first
+// pipeline, and its COMMIT, when the last job's queued statements allow
+// it (queued), in the same round trip as those.
 
 // Statement is one statement of a pipeline (Dialect.Pipeline).
 type Statement struct {
@@ -49,7 +51,7 @@ type Row interface{ Scan(dest ...any) error }
 //
 // A statement queued by later or laterGuarded fails its job only by
 // failing in the database, or (guarded) by changing no row: the pipeline
-// that carries it may carry the batch's COMMIT too (flushCommit), the
+// that carries it may carry the batch's COMMIT too (Tx.send), the
 // guard then checked by the database. One whose check judges its answer
 // (the fence's lease read) is not safe so, and keeps the COMMIT for a
 // round trip of its own.
