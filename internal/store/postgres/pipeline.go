@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/anylift/anylift/internal/store/sqldb"
@@ -22,6 +23,11 @@ func pipeline(ctx context.Context, driverConn any, stmts []sqldb.Statement) (int
 	}
 	b := &pgx.Batch{}
 	for _, s := range stmts {
+		if s.Guard {
+			// No row changed: a division by zero stops the pipeline here.
+			b.Queue("WITH w AS ("+s.Query+" RETURNING 1) SELECT 1 / count(*) FROM w", s.Args...)
+			continue
+		}
 		b.Queue(s.Query, s.Args...)
 	}
 	br := c.Conn().SendBatch(ctx, b)
@@ -43,10 +49,14 @@ func pipeline(ctx context.Context, driverConn any, stmts []sqldb.Statement) (int
 		tag, err := br.Exec()
 		if err != nil {
 			br.Close()
+			var e *pgconn.PgError
+			if s.Guard && errors.As(err, &e) && e.Code == "22012" {
+				err = sqldb.ErrUnchanged
+			}
 			return i, err
 		}
 		if s.Affected != nil {
-			*s.Affected = tag.RowsAffected()
+			*s.Affected = tag.RowsAffected() // a guard's: its one row, for one or more changed
 		}
 	}
 	return len(stmts), br.Close()

@@ -104,41 +104,47 @@ func (db *DB) tryBatch(batch []*job, retry bool) bool {
 		ticket := db.flights.begin()
 		defer db.flights.end(ticket)
 	}
-	var conn *sql.Conn
-	if db.dialect.Pipeline != nil {
-		// A connection of its own, to reach its driver for pipelines.
-		c, err := db.write.Conn(ctx)
-		if err != nil {
-			for _, j := range batch {
-				j.done <- err
-			}
-			return true
-		}
-		defer c.Close()
-		conn = c
-	}
-	var sqlTx *sql.Tx
-	var err error
-	if conn != nil {
-		sqlTx, err = conn.BeginTx(ctx, nil)
-	} else {
-		sqlTx, err = db.write.BeginTx(ctx, nil)
-	}
-	if err != nil {
+	answer := func(err error) bool {
 		for _, j := range batch {
 			j.done <- err
 		}
 		return true
 	}
-	t := &Tx{tx: sqlTx, conn: conn, db: db, pool: db.write, ctx: ctx, writable: true, feed: hook != nil,
-		docs: map[string]string{}}
+	t := &Tx{db: db, pool: db.write, ctx: ctx, writable: true, feed: hook != nil, docs: map[string]string{}}
+	var sqlTx *sql.Tx
+	if db.dialect.Pipeline != nil {
+		// A connection of its own, to reach its driver for pipelines.
+		// Its BEGIN is sent with the batch's first statements, and its
+		// COMMIT, when it can, with the last job's (pipeline.go).
+		c, err := db.write.Conn(ctx)
+		if err != nil {
+			return answer(err)
+		}
+		defer c.Close()
+		t.conn, t.tx = c, c
+	} else {
+		var err error
+		if sqlTx, err = db.write.BeginTx(ctx, nil); err != nil {
+			return answer(err)
+		}
+		t.tx = sqlTx
+	}
+	rollback := func() {
+		if sqlTx != nil {
+			sqlTx.Rollback()
+		} else if t.begun {
+			t.tx.ExecContext(ctx, "ROLLBACK")
+		}
+	}
 	var changes []store.Change // of the jobs that succeed, in batch order
+	var committed bool
+	var commitErr error
 	for i, j := range batch {
 		t.changes = t.changes[:0]
-		results[i] = runSavepointOnce(ctx, sqlTx, t, j.fn)
+		committed, commitErr, results[i] = runSavepointOnce(ctx, t, j.fn, i == len(batch)-1)
 		t.jobEnded(results[i] == nil)
 		if results[i] != nil && retry && db.dialect.IsRetryable(results[i]) {
-			sqlTx.Rollback()
+			rollback()
 			t.batchEnded() // its takes are free again
 			return false
 		}
@@ -146,10 +152,21 @@ func (db *DB) tryBatch(batch []*job, retry bool) bool {
 			changes = append(changes, t.changes...)
 		}
 	}
-	if err := sqlTx.Commit(); err != nil {
+	switch {
+	case commitErr != nil:
+	case committed:
+	case sqlTx != nil:
+		commitErr = sqlTx.Commit()
+	case t.begun:
+		_, commitErr = t.tx.ExecContext(ctx, "COMMIT")
+	}
+	if commitErr != nil {
+		if sqlTx == nil && t.begun {
+			rollback() // the connection is not to go back with a transaction open
+		}
 		for i := range results {
 			if results[i] == nil {
-				results[i] = err
+				results[i] = commitErr
 			}
 		}
 	} else if hook != nil && len(changes) > 0 {
@@ -165,8 +182,11 @@ func (db *DB) tryBatch(batch []*job, retry bool) bool {
 const savepoint = "SAVEPOINT job"
 
 // runSavepointOnce runs fn under a savepoint, undoing its writes if it
-// fails.
-func runSavepointOnce(ctx context.Context, sqlTx *sql.Tx, t *Tx, fn func(store.Tx) error) error {
+// fails. When last (the batch's last job), a pipelined transaction sends
+// the batch's COMMIT with the job's queued statements when none needs an
+// answer before it (Tx.commitSafe): committed then reports the commit
+// ran, commitErr its failure.
+func runSavepointOnce(ctx context.Context, t *Tx, fn func(store.Tx) error, last bool) (committed bool, commitErr, err error) {
 	// Locks a job takes are released when it is undone to its savepoint:
 	// forget the ones it took, so that the next job takes them again.
 	fenced, appending := len(t.fenced), t.appending
@@ -189,7 +209,19 @@ func runSavepointOnce(ctx context.Context, sqlTx *sql.Tx, t *Tx, fn func(store.T
 			if len(t.pipe) == 1 && t.pipe[0].q == savepoint {
 				t.pipe = t.pipe[:0] // the savepoint alone: nothing to undo
 			}
-			err = t.sendQueued()
+			err = t.failed
+		}
+		if err == nil && len(t.pipe) > 0 {
+			if last && t.commitSafe() {
+				committed, err = t.send(nil, true)
+				if err != nil && (committed || t.failed == nil) {
+					// The COMMIT failed, not the job: the batch is
+					// gone, and every job of it fails.
+					return false, err, nil
+				}
+			} else {
+				err = t.flush(nil)
+			}
 		}
 		if err == nil {
 			err = t.failed
@@ -199,28 +231,28 @@ func runSavepointOnce(ctx context.Context, sqlTx *sql.Tx, t *Tx, fn func(store.T
 			// releasing it would cost a round trip per job, and a later
 			// job's ROLLBACK TO undoes only that job (its savepoint is the
 			// newest of the name). A batch holds at most maxBatch of them.
-			return nil
+			return committed, nil, nil
 		}
 		t.pipe = t.pipe[:0]
 		if t.savepoint {
-			sqlTx.ExecContext(ctx, "ROLLBACK TO job")
-			sqlTx.ExecContext(ctx, "RELEASE job")
+			t.tx.ExecContext(ctx, "ROLLBACK TO job")
+			t.tx.ExecContext(ctx, "RELEASE job")
 		}
 		undo()
-		return err
+		return false, nil, err
 	}
-	if _, err := sqlTx.ExecContext(ctx, "SAVEPOINT job"); err != nil {
-		return err
+	if _, err := t.tx.ExecContext(ctx, "SAVEPOINT job"); err != nil {
+		return false, nil, err
 	}
 	if err := fn(t); err != nil {
-		sqlTx.ExecContext(ctx, "ROLLBACK TO job")
-		sqlTx.ExecContext(ctx, "RELEASE job")
+		t.tx.ExecContext(ctx, "ROLLBACK TO job")
+		t.tx.ExecContext(ctx, "RELEASE job")
 		undo()
-		return err
+		return false, nil, err
 	}
 	if t.db.dialect.Name == "postgres" {
-		return nil // as above
+		return false, nil, nil // as above
 	}
-	_, err := sqlTx.ExecContext(ctx, "RELEASE job")
-	return err
+	_, err = t.tx.ExecContext(ctx, "RELEASE job")
+	return false, nil, err
 }

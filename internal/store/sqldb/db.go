@@ -32,10 +32,10 @@ type Dialect struct {
 	// IsRetryable reports a failure after which the whole transaction may
 	// be run again (serialization failure, deadlock, busy).
 	IsRetryable func(error) bool
-	// Pipeline, when set, sends stmts on driverConn (inside its open
-	// transaction) in one round trip and runs them in order, stopping at
-	// the first that fails: it reports that one's index and error
-	// (pipeline.go). Grouped writes use it.
+	// Pipeline, when set, sends stmts on driverConn in one round trip and
+	// runs them in order, stopping at the first that fails: it reports
+	// that one's index and error (pipeline.go). Grouped writes use it;
+	// their transaction's BEGIN and COMMIT go in pipelines too.
 	Pipeline func(ctx context.Context, driverConn any, stmts []Statement) (failed int, err error)
 }
 
@@ -269,9 +269,18 @@ func (db *DB) rebind(q string) string {
 	return out
 }
 
+// runner runs a transaction's statements: its *sql.Tx, or for a
+// pipelined transaction the *sql.Conn it holds, on which the pipeline
+// sent BEGIN (pipeline.go).
+type runner interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
 // Tx implements store.Tx.
 type Tx struct {
-	tx       *sql.Tx
+	tx       runner
 	db       *DB
 	pool     *sql.DB
 	ctx      context.Context
@@ -283,8 +292,9 @@ type Tx struct {
 	// failed is the first failure of a statement the running job queued,
 	// which fails the job whatever it made of it (pipeline.go).
 	failed error
-	// savepoint: the running job's savepoint has been sent.
-	savepoint bool
+	// savepoint: the running job's savepoint has been sent; begun: the
+	// pipelined transaction's BEGIN has (pipeline.go).
+	savepoint, begun bool
 	// docs: records read in a grouped transaction (docs.go);
 	// wroteRecords: this transaction wrote a fleet, a compute or a queue.
 	docs         map[string]string
@@ -344,10 +354,11 @@ func (t *Tx) stmt(q string) *sql.Stmt {
 		return nil
 	}
 	prepared, _ := v.(*sql.Stmt)
-	if prepared == nil {
-		return nil
+	tx, ok := t.tx.(*sql.Tx)
+	if prepared == nil || !ok {
+		return nil // a pipelined transaction's statements are pgx's to cache
 	}
-	return t.tx.StmtContext(t.ctx, prepared)
+	return tx.StmtContext(t.ctx, prepared)
 }
 
 // prepare prepares key's query on its pool in the background.
@@ -367,7 +378,7 @@ func (db *DB) prepare(key stmtKey) {
 
 func (t *Tx) exec(q string, args ...any) (sql.Result, error) {
 	t.sent++
-	if len(t.pipe) > 0 {
+	if len(t.pipe) > 0 || t.unbegun() {
 		return t.execPiped(q, args)
 	}
 	if st := t.stmt(q); st != nil {
@@ -389,7 +400,7 @@ func (t *Tx) query(q string, args ...any) (*sql.Rows, error) {
 
 func (t *Tx) queryRow(q string, args ...any) Row {
 	t.sent++
-	if len(t.pipe) > 0 {
+	if len(t.pipe) > 0 || t.unbegun() {
 		return pipedRow{t, q, args}
 	}
 	if st := t.stmt(q); st != nil {

@@ -167,11 +167,8 @@ var errStaleProcess = errors.New("server process changed in the store but not in
 // claimQueued queues the claim of free process p, at version in memory,
 // for gameSessionID: its conditions are the memory's, and its version's.
 func (t *Tx) claimQueued(p *game.Process, gameSessionID string, version int64) error {
-	return t.later(func(n int64, err error) error {
-		if err == nil && n == 0 {
-			return fmt.Errorf("server process %s on compute %s: %w", p.PID, p.ComputeName, errStaleProcess)
-		}
-		return err
+	return t.laterGuarded(func() error {
+		return fmt.Errorf("server process %s on compute %s: %w", p.PID, p.ComputeName, errStaleProcess)
 	}, `UPDATE processes SET game_session_id = ?, version = version + 1 WHERE fleet_id = ? AND compute = ? AND pid = ?
 		AND game_session_id = '' AND status = 'ACTIVE' AND connected = 1 AND healthy = 1 AND version = ?`,
 		gameSessionID, p.FleetID, p.ComputeName, p.PID, version)

@@ -108,20 +108,15 @@ func (t *Tx) readMemory(fleetID string) {
 }
 
 // staleCheck fails a guarded write that matched no row.
-func staleCheck(id string) func(int64, error) error {
-	return func(n int64, err error) error {
-		if err == nil && n == 0 {
-			return fmt.Errorf("game session %s: %w", id, errStale)
-		}
-		return err
-	}
+func staleCheck(id string) func() error {
+	return func() error { return fmt.Errorf("game session %s: %w", id, errStale) }
 }
 
 // updateKnown is UpdateGameSession of a session this job knows (see
 // above): one update guarded by the version read, needing no answer.
 func (t *Tx) updateKnown(s *game.GameSession, k *knownSession, doc []byte) error {
 	q, args := changedColumns(k.s, s)
-	err := t.later(staleCheck(s.ID), `UPDATE game_sessions SET `+q+`doc = ?, version = version + 1 WHERE id = ? AND version = ?`,
+	err := t.laterGuarded(staleCheck(s.ID), `UPDATE game_sessions SET `+q+`doc = ?, version = version + 1 WHERE id = ? AND version = ?`,
 		append(args, string(doc), s.ID, k.version)...)
 	if err != nil {
 		return err
@@ -182,7 +177,7 @@ func (t *Tx) takeKnownSeats(gameSessionID string, n int) (*game.GameSession, int
 		s.CurrentPlayerSessionCount+n > s.MaximumPlayerSessionCount {
 		return nil, 0, false, nil
 	}
-	err := t.later(staleCheck(gameSessionID), `UPDATE game_sessions SET cur_players = cur_players + ?, version = version + 1
+	err := t.laterGuarded(staleCheck(gameSessionID), `UPDATE game_sessions SET cur_players = cur_players + ?, version = version + 1
 		WHERE id = ? AND version = ?`, n, gameSessionID, k.version)
 	if err != nil {
 		return nil, 0, false, err

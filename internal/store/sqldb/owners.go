@@ -100,7 +100,7 @@ func (t *Tx) fence(fleetID string) error {
 			t.fenced = slices.DeleteFunc(t.fenced, func(f string) bool { return f == fleetID })
 		}
 		return err
-	}, leaseQuery+` FOR SHARE OF o`, fleetID)
+	}, true, leaseQuery+` FOR SHARE OF o`, fleetID)
 }
 
 // leaseHeld checks lease l, read under the fence's lock, against o.

@@ -3,6 +3,7 @@ package sqldb
 import (
 	"database/sql"
 	"errors"
+	"fmt"
 )
 
 // Pipelining, for grouped writes on PostgreSQL. The one committer runs
@@ -15,7 +16,9 @@ import (
 // it run at once: the job's savepoint undoes what it did. The failure is
 // the job's for good (Tx.failed): a job that goes on after the statement
 // that carried it failed (its error taken for "not found", say) still
-// fails, and commits nothing.
+// fails, and commits nothing. The batch's BEGIN goes in its first
+// pipeline, and its COMMIT, when the last job's queued statements allow
+// it (queued), in the same round trip as those.
 
 // Statement is one statement of a pipeline (Dialect.Pipeline).
 type Statement struct {
@@ -29,7 +32,14 @@ type Statement struct {
 	Scan     func(Row) error
 	Each     func(Row) error
 	Affected *int64
+	// Guard, for a write: one that changes no row fails in the database,
+	// stopping the pipeline there (and what follows, a COMMIT say), and
+	// is reported as ErrUnchanged.
+	Guard bool
 }
+
+// ErrUnchanged is a guarded write's failure (Statement.Guard).
+var ErrUnchanged = errors.New("the write changed no row")
 
 // Row is a result row to scan.
 type Row interface{ Scan(dest ...any) error }
@@ -38,66 +48,120 @@ type Row interface{ Scan(dest ...any) error }
 // the job: check turns (rows affected, error) into the job's error. A
 // statement with scan is a query of one row, which scan receives before
 // check runs (n is then 0).
+//
+// A statement queued by later or laterGuarded fails its job only by
+// failing in the database, or (guarded) by changing no row: the pipeline
+// that carries it may carry the batch's COMMIT too (Tx.send), the
+// guard then checked by the database. One whose check judges its answer
+// (the fence's lease read) is not safe so, and keeps the COMMIT for a
+// round trip of its own.
 type queued struct {
-	q     string
-	args  []any
-	scan  func(Row) error
-	check func(n int64, err error) error
+	q       string
+	args    []any
+	scan    func(Row) error
+	check   func(n int64, err error) error
+	guarded bool // the job fails if it changes no row
+	judged  bool // check may fail the job on the answer alone
 }
 
 // later runs q now, or queues it when the transaction pipelines, and
 // passes its row count and error through check (nil: the error as is).
+// check must accept every outcome without an error (laterGuarded is for
+// a statement that must change a row).
 func (t *Tx) later(check func(n int64, err error) error, q string, args ...any) error {
+	return t.queue(queued{q: q, args: args, check: check})
+}
+
+// laterGuarded is later for a write that must change a row: one that
+// changes none fails the job with miss().
+func (t *Tx) laterGuarded(miss func() error, q string, args ...any) error {
+	return t.queue(queued{q: q, args: args, guarded: true, check: func(n int64, err error) error {
+		if err == nil && n == 0 {
+			return miss()
+		}
+		return err
+	}})
+}
+
+func (t *Tx) queue(p queued) error {
 	t.sent++
-	if check == nil {
-		check = func(_ int64, err error) error { return err }
+	if p.check == nil {
+		p.check = func(_ int64, err error) error { return err }
 	}
 	if t.conn == nil {
-		res, err := t.exec(q, args...)
+		res, err := t.exec(p.q, p.args...)
 		var n int64
 		if err == nil {
 			n, err = res.RowsAffected()
 		}
-		return check(n, err)
+		return p.check(n, err)
 	}
-	t.pipe = append(t.pipe, queued{q: t.db.rebind(q), args: args, check: check})
+	p.q = t.db.rebind(p.q)
+	t.pipe = append(t.pipe, p)
 	return nil
 }
 
 // laterRow is later for a query of one row: scan receives the row
 // (sql.ErrNoRows when there is none; its error fails the job), then check
-// the outcome. Without a pipeline it runs at once.
-func (t *Tx) laterRow(scan func(Row) error, check func(err error) error, q string, args ...any) error {
+// the outcome. judged says check may fail the job on a row that scan
+// took (see queued). Without a pipeline it runs at once.
+func (t *Tx) laterRow(scan func(Row) error, check func(err error) error, judged bool, q string, args ...any) error {
 	if t.conn == nil {
 		return check(scan(t.queryRow(q, args...)))
 	}
 	t.sent++
-	t.pipe = append(t.pipe, queued{q: t.db.rebind(q), args: args, scan: scan,
+	t.pipe = append(t.pipe, queued{q: t.db.rebind(q), args: args, scan: scan, judged: judged,
 		check: func(_ int64, err error) error { return check(err) }})
 	return nil
 }
 
+// unbegun reports a pipelined transaction whose BEGIN is still to be
+// sent: it goes with the transaction's first statements.
+func (t *Tx) unbegun() bool { return t.conn != nil && !t.begun }
+
 // flush sends the queued statements, then last when it is not nil, in
 // one round trip, and reports the first failure. A queued statement's
 // failure also fails the running job for good (t.failed); last's is
-// its caller's to judge (a row not found, say).
+// its caller's to judge (a row not found, say). The transaction's BEGIN,
+// if not yet sent, goes first.
 func (t *Tx) flush(last *Statement) error {
-	stmts := make([]Statement, 0, len(t.pipe)+1)
+	_, err := t.send(last, false)
+	return err
+}
+
+// send is flush; with commit, last is nil and the batch's COMMIT goes
+// after the queued statements, each guarded one made to fail in the
+// database when it changes no row, so that nothing the job's checks
+// would refuse is committed. committed reports the COMMIT ran; when the
+// pipeline failed at the COMMIT itself, err is its failure and no
+// queued statement's (t.failed stays nil).
+func (t *Tx) send(last *Statement, commit bool) (committed bool, err error) {
+	pre := 0
+	if !t.begun {
+		pre = 1
+	}
+	stmts := make([]Statement, 0, pre+len(t.pipe)+2)
 	counts := make([]int64, len(t.pipe))
+	if pre == 1 {
+		stmts = append(stmts, Statement{Query: "BEGIN"})
+	}
 	for i, p := range t.pipe {
-		if p.scan != nil {
+		switch {
+		case p.scan != nil:
 			stmts = append(stmts, Statement{Query: p.q, Args: p.args, Scan: p.scan})
-			continue
+		default:
+			stmts = append(stmts, Statement{Query: p.q, Args: p.args, Affected: &counts[i], Guard: commit && p.guarded})
 		}
-		stmts = append(stmts, Statement{Query: p.q, Args: p.args, Affected: &counts[i]})
 	}
 	if last != nil {
 		stmts = append(stmts, *last)
 	}
+	if commit {
+		stmts = append(stmts, Statement{Query: "COMMIT"})
+	}
 	pipe := t.pipe
 	t.pipe = t.pipe[:0]
 	var failed int
-	var err error
 	raw := t.conn.Raw(func(driverConn any) error {
 		failed, err = t.db.dialect.Pipeline(t.ctx, driverConn, stmts)
 		return nil
@@ -106,16 +170,30 @@ func (t *Tx) flush(last *Statement) error {
 		if t.failed == nil {
 			t.failed = raw
 		}
-		return raw
+		return false, raw
+	}
+	if err == nil || failed >= pre {
+		t.begun = true
+	}
+	failed -= pre
+	if err != nil && failed < 0 {
+		// BEGIN failed: nothing of the job ran.
+		if t.failed == nil {
+			t.failed = err
+		}
+		return false, err
 	}
 	// The statements before the failure ran; the one that failed is
-	// checked with its error; those after it did not run.
+	// checked with its error (a guard's as a row not changed); those
+	// after it did not run.
 	var first error
 	for i, p := range pipe {
 		var e error
 		switch {
 		case err == nil || i < failed:
 			e = p.check(counts[i], nil)
+		case i == failed && errors.Is(err, ErrUnchanged):
+			e = p.check(0, nil)
 		case i == failed:
 			e = p.check(0, err)
 		}
@@ -123,18 +201,39 @@ func (t *Tx) flush(last *Statement) error {
 			first = e
 		}
 	}
+	if commit && err == nil {
+		if first != nil {
+			// Cannot be: a queued statement fails its job only by
+			// failing in the database, before the COMMIT (see queued).
+			return true, fmt.Errorf("a check refused a write already committed: %w", first)
+		}
+		return true, nil
+	}
 	if first != nil {
 		if t.failed == nil {
 			t.failed = first
 		}
-		return first
+		return false, first
 	}
-	return err
+	return false, err // last's failure, or the COMMIT's
 }
 
-// sendQueued sends what is queued, if anything.
+// commitSafe reports whether what the job queued may go with the
+// batch's COMMIT (see queued).
+func (t *Tx) commitSafe() bool {
+	for _, p := range t.pipe {
+		if p.judged {
+			return false
+		}
+	}
+	return true
+}
+
+// sendQueued sends what is queued, if anything, and the transaction's
+// BEGIN if it is still to be sent: a statement run outside the pipeline
+// follows.
 func (t *Tx) sendQueued() error {
-	if len(t.pipe) == 0 {
+	if len(t.pipe) == 0 && !t.unbegun() {
 		return nil
 	}
 	return t.flush(nil)

@@ -55,11 +55,8 @@ func (t *Tx) UpdatePlacement(p *game.Placement) error {
 	if err != nil {
 		return err
 	}
-	return t.later(func(n int64, err error) error {
-		if err == nil && n == 0 {
-			return game.Errorf(game.NotFound, "game session placement %s not found", p.ID)
-		}
-		return err
+	return t.laterGuarded(func() error {
+		return game.Errorf(game.NotFound, "game session placement %s not found", p.ID)
 	}, `UPDATE placements SET status = ?, game_session_id = ?, deadline = ?, ended = ?, doc = ? WHERE id = ?`,
 		p.Status, p.GameSessionID, store.Millis(p.Deadline), endedMillis(p), string(doc), p.ID)
 }
