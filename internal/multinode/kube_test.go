@@ -326,6 +326,15 @@ func startPodKubelet(t *testing.T, cs kubernetes.Interface, ns string) *podKubel
 		t.Fatal(err)
 	}
 	f.Start(ctx.Done())
+	// The pods are made after this returns: a pod watch not yet listing
+	// (its first list refused while the API server warms up, say, and
+	// retried after a back-off) would see them only late.
+	syncCtx, synced := context.WithTimeout(ctx, 60*time.Second)
+	defer synced()
+	if !cache.WaitForCacheSync(syncCtx.Done(), inf.HasSynced) {
+		cancel()
+		t.Fatal("the test's kubelet: its pod watch did not list the namespace's pods within 60 s")
+	}
 	t.Cleanup(func() {
 		cancel()
 		f.Shutdown()
