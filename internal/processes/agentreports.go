@@ -144,7 +144,7 @@ func (s *Service) reportExit(tx store.Tx, r ProcessReport) (ReportOutcome, *game
 	out := ReportOutcome{
 		ProcessReady:      !p.ActivationTime.IsZero(),
 		HostedGameSession: p.GameSessionID != "",
-		// EndProcess marks every end but ProcessEnding's abnormal.
+		// endProcess marks every end but ProcessEnding's abnormal.
 		ProcessEnding: p.Status == game.ProcessTerminated && !p.Abnormal,
 	}
 	if p.Status != game.ProcessTerminated {
@@ -155,7 +155,7 @@ func (s *Service) reportExit(tx store.Tx, r ProcessReport) (ReportOutcome, *game
 		case StoppedKilled:
 			code, msg = wire.EventCodeServerProcessForceTerminated, "Server process "+p.PID+" on compute "+p.ComputeName+" did not stop when asked and was killed."
 		}
-		if err := s.EndProcess(tx, p, game.SessionTerminated, game.ReasonInterrupted, code, msg); err != nil {
+		if err := s.endProcess(tx, p, game.SessionTerminated, game.ReasonInterrupted, code, msg); err != nil {
 			return ReportOutcome{}, nil, err
 		}
 		out.EventCode = code
@@ -189,7 +189,7 @@ func (s *Service) reportReadyTimeout(tx store.Tx, r ProcessReport) (ReportOutcom
 		return out, nil, nil // ready, or ended already
 	}
 	out.EventCode = wire.EventCodeServerProcessProcessReadyTimeout
-	if err := s.EndProcess(tx, p, game.SessionTerminated, game.ReasonInterrupted, out.EventCode, fmt.Sprintf(
+	if err := s.endProcess(tx, p, game.SessionTerminated, game.ReasonInterrupted, out.EventCode, fmt.Sprintf(
 		"Server process %s on compute %s did not call ProcessReady within %s of its launch.", p.PID, p.ComputeName, ReadyTimeout)); err != nil {
 		return ReportOutcome{}, nil, err
 	}

@@ -53,7 +53,7 @@ func (s *Service) ForceTerminate(ctx context.Context, by string, pick func(store
 			return err
 		}
 		for _, p := range ended {
-			if err := s.EndProcess(tx, p, game.SessionTerminated, game.ReasonInterrupted, wire.EventCodeServerProcessForceTerminated,
+			if err := s.endProcess(tx, p, game.SessionTerminated, game.ReasonInterrupted, wire.EventCodeServerProcessForceTerminated,
 				"Server process "+p.PID+" on compute "+p.ComputeName+" was terminated by "+by+"."); err != nil {
 				return err
 			}
@@ -67,7 +67,7 @@ func (s *Service) ForceTerminate(ctx context.Context, by string, pick func(store
 		return nil, err
 	}
 	for _, p := range ended {
-		s.SendTerminate(p)
+		s.sendTerminate(p)
 	}
 	return ended, nil
 }

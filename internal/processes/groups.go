@@ -24,7 +24,7 @@ func (s *Service) EndCompute(tx store.Tx, fleetID, name string) ([]*game.Process
 		return nil, err
 	}
 	for _, p := range ended {
-		if err := s.EndProcess(tx, p, game.SessionTerminated, game.ReasonInterrupted, "", ""); err != nil {
+		if err := s.endProcess(tx, p, game.SessionTerminated, game.ReasonInterrupted, "", ""); err != nil {
 			return nil, err
 		}
 		if err := tx.PutProcess(p); err != nil {
@@ -59,7 +59,7 @@ func (s *Service) TerminateCompute(tx store.Tx, fleetID, name string) ([]*game.P
 			return nil, err
 		}
 		if gs == nil {
-			if err := s.EndProcess(tx, p, game.SessionTerminated, game.ReasonInterrupted, "", ""); err != nil {
+			if err := s.endProcess(tx, p, game.SessionTerminated, game.ReasonInterrupted, "", ""); err != nil {
 				return nil, err
 			}
 			if err := tx.PutProcess(p); err != nil {
@@ -115,7 +115,7 @@ func (s *Service) FinishCompute(tx store.Tx, c *game.Compute, force bool) (ended
 			code = wire.EventCodeServerProcessCrashed
 			msg = "Server process " + p.PID + " on compute " + p.ComputeName + " went away after OnProcessTerminate without calling ProcessEnding."
 		}
-		if err := s.EndProcess(tx, p, game.SessionTerminated, game.ReasonInterrupted, code, msg); err != nil {
+		if err := s.endProcess(tx, p, game.SessionTerminated, game.ReasonInterrupted, code, msg); err != nil {
 			return nil, false, err
 		}
 		if err := tx.PutProcess(p); err != nil {

@@ -162,7 +162,7 @@ func (s *Service) ProcessHeartbeat(ctx context.Context, ref Ref, healthy bool) e
 		s.push(ref, startMessage(start))
 	}
 	if err == nil && sick != nil {
-		s.SendTerminate(sick)
+		s.sendTerminate(sick)
 	}
 	if err == nil && freed {
 		s.wakePlacer() // a process can take a game session now
@@ -334,17 +334,17 @@ func (s *Service) ProcessEnding(ctx context.Context, ref Ref) error {
 		if err != nil || p.Status == game.ProcessTerminated {
 			return err
 		}
-		if err := s.EndProcess(tx, p, game.SessionTerminated, "", "", ""); err != nil {
+		if err := s.endProcess(tx, p, game.SessionTerminated, "", "", ""); err != nil {
 			return err
 		}
 		return tx.PutProcess(p)
 	})
 }
 
-// EndProcess marks p TERMINATED and ends its live game session with
+// endProcess marks p TERMINATED and ends its live game session with
 // status and reason (ACTIVATING sessions end in ERROR); a non-empty event
 // code is written as a fleet event.
-func (s *Service) EndProcess(tx store.Tx, p *game.Process, status, reason, code, message string) error {
+func (s *Service) endProcess(tx store.Tx, p *game.Process, status, reason, code, message string) error {
 	now := s.clock()
 	p.Status, p.TerminationTime, p.Connected = game.ProcessTerminated, now, false
 	p.Abnormal = code != ""
@@ -375,15 +375,15 @@ func (s *Service) EndProcess(tx store.Tx, p *game.Process, status, reason, code,
 // terminateUnhealthy ends a process judged unhealthy; the caller sends it
 // TerminateProcess after the commit.
 func (s *Service) terminateUnhealthy(tx store.Tx, p *game.Process, why string) error {
-	return s.EndProcess(tx, p, game.SessionTerminated, game.ReasonInterrupted, "SERVER_PROCESS_TERMINATED_UNHEALTHY",
+	return s.endProcess(tx, p, game.SessionTerminated, game.ReasonInterrupted, "SERVER_PROCESS_TERMINATED_UNHEALTHY",
 		"Server process "+p.PID+" on compute "+p.ComputeName+" was terminated: "+why+".")
 }
 
-// SendTerminate asks an ended process to shut down (onProcessTerminate).
+// sendTerminate asks an ended process to shut down (onProcessTerminate).
 // Its connection stays open so that the push, and the answer to the
 // request that ended it, reach it, and so that its ProcessEnding can be
 // answered; the SDK closes it after ProcessEnding (Destroy).
-func (s *Service) SendTerminate(p *game.Process) {
+func (s *Service) sendTerminate(p *game.Process) {
 	s.push(refOf(p), &sdkwire.TerminateProcess{TerminationTime: s.clock().UnixMilli()})
 }
 

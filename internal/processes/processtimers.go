@@ -53,7 +53,7 @@ func (s *Service) sweepProcess(ctx context.Context, ref Ref, now time.Time) erro
 				return err
 			}
 			lost = p
-			return s.EndProcess(tx, p, game.SessionTerminated, game.ReasonInterrupted, "SERVER_PROCESS_CRASHED",
+			return s.endProcess(tx, p, game.SessionTerminated, game.ReasonInterrupted, "SERVER_PROCESS_CRASHED",
 				"Server process "+p.PID+" on compute "+p.ComputeName+" lost its connection and did not come back.")
 		case p.Status == game.ProcessActive && s.unhealthyTooLong(p, now):
 			ended = p
@@ -77,7 +77,7 @@ func (s *Service) sweepProcess(ctx context.Context, ref Ref, now time.Time) erro
 		return err
 	}
 	if ended != nil {
-		s.SendTerminate(ended)
+		s.sendTerminate(ended)
 	}
 	if lost != nil {
 		s.forget(ref)
