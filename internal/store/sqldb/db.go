@@ -470,7 +470,18 @@ func (db *DB) Migrate(ctx context.Context, fsys fs.FS) error {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		if err := db.migrate(ctx, fsys, name); err != nil {
+		// A migration runs beside the nodes of an earlier build still
+		// serving from the same database (a rolling upgrade): its ALTER
+		// TABLE may deadlock with their transactions, and PostgreSQL
+		// rolls it back whole. It is tried again, as any write is.
+		var err error
+		for attempt := 0; attempt < maxAttempts; attempt++ {
+			err = db.migrate(ctx, fsys, name)
+			if err == nil || !db.dialect.IsRetryable(err) || ctx.Err() != nil {
+				break
+			}
+		}
+		if err != nil {
 			return fmt.Errorf("migration %s: %w", name, err)
 		}
 	}
