@@ -59,7 +59,9 @@ func (t *Tx) FleetMetrics(f *game.Fleet, since, until time.Time) ([]game.FleetMe
 		{`SELECT location, COUNT(*) FROM processes WHERE fleet_id = ? AND activated >= ? AND activated < ?
 			GROUP BY location`, []any{f.ID, from, to},
 			func(loc string, n []int64) { m.at(loc).ServerProcessActivations = int(n[0]) }},
-		{`SELECT location, COUNT(*), SUM(abnormal) FROM processes WHERE fleet_id = ? AND ended >= ? AND ended < ?
+		// ended > 0, implied by the window, is spelled out: the index of
+		// processes' end times holds only ended ones (migration 260).
+		{`SELECT location, COUNT(*), SUM(abnormal) FROM processes WHERE fleet_id = ? AND ended >= ? AND ended < ? AND ended > 0
 			GROUP BY location`, []any{f.ID, from, to},
 			func(loc string, n []int64) {
 				m.at(loc).ServerProcessTerminations, m.at(loc).ServerProcessAbnormalTerminations = int(n[0]), int(n[1])

@@ -37,7 +37,10 @@ func (t *Tx) QueueMetrics(name string, now, since, until time.Time) (game.QueueM
 	if err != nil {
 		return m, err
 	}
-	rows, err := t.query(`SELECT status, COUNT(*) FROM placements WHERE queue = ? AND ended >= ? AND ended < ? GROUP BY status`,
+	// ended > 0, implied by the window, is spelled out: the index of end
+	// times holds only ended placements (migration 260).
+	rows, err := t.query(`SELECT status, COUNT(*) FROM placements WHERE queue = ? AND ended >= ? AND ended < ? AND ended > 0
+		GROUP BY status`,
 		name, from, to)
 	if err != nil {
 		return m, err

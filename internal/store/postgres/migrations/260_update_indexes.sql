@@ -1,0 +1,52 @@
+-- Fewer index entries per write of a game session, a server process or a
+-- placement, and room on the pages for the updates that change no indexed
+-- column. Owned by the sessions, server-process, search and queues areas.
+--
+-- PostgreSQL writes an update without touching any index (HOT) only when
+-- no column any index reads (key, expression or partial condition)
+-- changes, and the row's page has room for the new version; otherwise the
+-- new version gets an entry in every index whose condition it meets. Each
+-- index below is narrowed to the rows its queries ask for, spelled out in
+-- those queries, so the writes of a placement enter fewer of them.
+--
+-- A compute's sessions: the index now holds the live ones alone (what
+-- every query of it asks for, written exactly as they write it), so an
+-- ended session's writes leave it. Still keyed with the status, unlike
+-- SQLite's (its migration 250): here an activation writes a new entry
+-- whatever the key, and the count of a compute's ACTIVATING sessions is
+-- read from the index alone.
+DROP INDEX game_sessions_compute;
+CREATE INDEX game_sessions_compute ON game_sessions (fleet_id, compute, status) WHERE status IN ('ACTIVATING', 'ACTIVE', 'TERMINATING');
+-- A fleet's ACTIVE sessions in creation order are read from
+-- game_sessions_fleet_status_created, whose entries with status ACTIVE
+-- are those of this index in the same order: every activation, seat
+-- change and end wrote both.
+DROP INDEX game_sessions_search_created;
+-- A live session has no end time and (most) no creator: every write of
+-- one entered the indexes of both. Their queries ask for an end time in a
+-- window (the metrics) and for one creator's sessions (the creation
+-- limit), and spell out what the partial indexes hold.
+DROP INDEX game_sessions_fleet_ended;
+CREATE INDEX game_sessions_fleet_ended ON game_sessions (fleet_id, ended) WHERE ended > 0;
+DROP INDEX game_sessions_creator;
+CREATE INDEX game_sessions_creator ON game_sessions (fleet_id, creator_id, created) WHERE creator_id <> '';
+-- The free processes alone: a claim takes the entry out instead of
+-- writing one in the session's range, and a busy process's writes enter
+-- it no more.
+DROP INDEX processes_free;
+CREATE INDEX processes_free ON processes (fleet_id, location, created) WHERE status = 'ACTIVE' AND game_session_id = '';
+-- End times: only ended processes and placements have one, and the
+-- metrics that read them ask for a window of them (ended > 0 spelled
+-- out in their queries).
+DROP INDEX processes_ended;
+CREATE INDEX processes_ended ON processes (fleet_id, ended) WHERE ended > 0;
+DROP INDEX placements_queue_ended;
+CREATE INDEX placements_queue_ended ON placements (queue, ended) WHERE ended > 0;
+-- Room on each page of server processes for the new versions of its
+-- rows, so an update that changes no indexed column (a heartbeat, a
+-- health report, a token's refresh) stays on its page and writes no
+-- index entry. It applies to the pages written from now on. The writes of
+-- a placement to game_sessions and placements each change an indexed
+-- column (a status, the seat count, the placement's session, an end
+-- time), so room left on their pages would only be room unused.
+ALTER TABLE processes SET (fillfactor = 80);
