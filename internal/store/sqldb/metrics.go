@@ -60,7 +60,8 @@ func (t *Tx) FleetMetrics(f *game.Fleet, since, until time.Time) ([]game.FleetMe
 			GROUP BY location`, []any{f.ID, from, to},
 			func(loc string, n []int64) { m.at(loc).ServerProcessActivations = int(n[0]) }},
 		// ended > 0, implied by the window, is spelled out: the index of
-		// processes' end times holds only ended ones (migration 260).
+		// processes' end times holds only ended ones (migration 261 on
+		// PostgreSQL, 260 on SQLite).
 		{`SELECT location, COUNT(*), SUM(abnormal) FROM processes WHERE fleet_id = ? AND ended >= ? AND ended < ? AND ended > 0
 			GROUP BY location`, []any{f.ID, from, to},
 			func(loc string, n []int64) {

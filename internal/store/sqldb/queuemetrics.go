@@ -38,7 +38,8 @@ func (t *Tx) QueueMetrics(name string, now, since, until time.Time) (game.QueueM
 		return m, err
 	}
 	// ended > 0, implied by the window, is spelled out: the index of end
-	// times holds only ended placements (migration 260).
+	// times holds only ended placements (migration 262 on PostgreSQL,
+	// 260 on SQLite).
 	rows, err := t.query(`SELECT status, COUNT(*) FROM placements WHERE queue = ? AND ended >= ? AND ended < ? AND ended > 0
 		GROUP BY status`,
 		name, from, to)

@@ -1,6 +1,7 @@
 -- Fewer index entries per write of a game session, a server process or a
--- placement, and room on the pages for the updates that change no indexed
--- column. Owned by the sessions, server-process, search and queues areas.
+-- placement (migrations 260 to 262, one table each, so that each table's
+-- writers wait only for its own indexes' rebuild). Owned by the sessions
+-- and search areas.
 --
 -- PostgreSQL writes an update without touching any index (HOT) only when
 -- no column any index reads (key, expression or partial condition)
@@ -8,6 +9,9 @@
 -- new version gets an entry in every index whose condition it meets. Each
 -- index below is narrowed to the rows its queries ask for, spelled out in
 -- those queries, so the writes of a placement enter fewer of them.
+-- Each CREATE INDEX reads the whole table while the table's writers (the
+-- nodes of an earlier build, during a rolling upgrade) wait for this
+-- transaction.
 --
 -- A compute's sessions: the index now holds the live ones alone (what
 -- every query of it asks for, written exactly as they write it), so an
@@ -30,23 +34,3 @@ DROP INDEX game_sessions_fleet_ended;
 CREATE INDEX game_sessions_fleet_ended ON game_sessions (fleet_id, ended) WHERE ended > 0;
 DROP INDEX game_sessions_creator;
 CREATE INDEX game_sessions_creator ON game_sessions (fleet_id, creator_id, created) WHERE creator_id <> '';
--- The free processes alone: a claim takes the entry out instead of
--- writing one in the session's range, and a busy process's writes enter
--- it no more.
-DROP INDEX processes_free;
-CREATE INDEX processes_free ON processes (fleet_id, location, created) WHERE status = 'ACTIVE' AND game_session_id = '';
--- End times: only ended processes and placements have one, and the
--- metrics that read them ask for a window of them (ended > 0 spelled
--- out in their queries).
-DROP INDEX processes_ended;
-CREATE INDEX processes_ended ON processes (fleet_id, ended) WHERE ended > 0;
-DROP INDEX placements_queue_ended;
-CREATE INDEX placements_queue_ended ON placements (queue, ended) WHERE ended > 0;
--- Room on each page of server processes for the new versions of its
--- rows, so an update that changes no indexed column (a heartbeat, a
--- health report, a token's refresh) stays on its page and writes no
--- index entry. It applies to the pages written from now on. The writes of
--- a placement to game_sessions and placements each change an indexed
--- column (a status, the seat count, the placement's session, an end
--- time), so room left on their pages would only be room unused.
-ALTER TABLE processes SET (fillfactor = 80);
