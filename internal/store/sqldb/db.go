@@ -87,6 +87,8 @@ type DB struct {
 	// records keeps fleets and computes between write transactions
 	// (KeepRecords; docs.go).
 	records *recordDocs
+	// placementDocs keeps placements decoded (placementdocs.go).
+	placementDocs placementDocs
 
 	// closers run after the pools close (OnClose).
 	closers []func() error

@@ -22,32 +22,28 @@ func (t *Tx) InsertPlacement(p *game.Placement) error {
 	if err == nil && !inserted {
 		return game.Errorf(game.Conflict, "game session placement %s already exists", p.ID)
 	}
+	if err == nil {
+		t.wrotePlacement(p, doc)
+	}
 	return err
 }
 
-func scanPlacement(sc interface{ Scan(...any) error }) (*game.Placement, error) {
+// scanPlacement reads a placement's document from sc, decoded once
+// (placementdocs.go).
+func (t *Tx) scanPlacement(sc interface{ Scan(...any) error }) (*game.Placement, error) {
 	var doc string
 	if err := sc.Scan(&doc); err != nil {
 		return nil, err
 	}
-	var p game.Placement
-	return &p, json.Unmarshal([]byte(doc), &p)
+	return t.readPlacement(doc)
 }
 
 func (t *Tx) GetPlacement(id string) (*game.Placement, error) {
-	p, err := scanPlacement(t.queryRow(`SELECT doc FROM placements WHERE id = ?`+t.lock(), id))
+	p, err := t.scanPlacement(t.queryRow(`SELECT doc FROM placements WHERE id = ?`+t.lock(), id))
 	if errNoRows(err) {
 		return nil, game.Errorf(game.NotFound, "game session placement %s not found", id)
 	}
 	return p, err
-}
-
-// docRow is a row of one document already read.
-type docRow string
-
-func (d docRow) Scan(dest ...any) error {
-	*dest[0].(*string) = string(d)
-	return nil
 }
 
 func (t *Tx) UpdatePlacement(p *game.Placement) error {
@@ -55,10 +51,14 @@ func (t *Tx) UpdatePlacement(p *game.Placement) error {
 	if err != nil {
 		return err
 	}
-	return t.laterGuarded(func() error {
+	err = t.laterGuarded(func() error {
 		return game.Errorf(game.NotFound, "game session placement %s not found", p.ID)
 	}, `UPDATE placements SET status = ?, game_session_id = ?, deadline = ?, ended = ?, doc = ? WHERE id = ?`,
 		p.Status, p.GameSessionID, store.Millis(p.Deadline), endedMillis(p), string(doc), p.ID)
+	if err == nil {
+		t.wrotePlacement(p, doc)
+	}
+	return err
 }
 
 func (t *Tx) PlacementOfSession(gameSessionID string) (*game.Placement, error) {
@@ -85,9 +85,9 @@ func (t *Tx) PlacementOfSession(gameSessionID string) (*game.Placement, error) {
 		if queue.Valid {
 			t.docs["queue\x00"+queue.String] = queueDoc.String
 		}
-		return scanPlacement(docRow(doc))
+		return t.readPlacement(doc)
 	}
-	p, err := scanPlacement(t.queryRow(`SELECT doc FROM placements WHERE status = 'PENDING' AND game_session_id = ?`+t.lock(), gameSessionID))
+	p, err := t.scanPlacement(t.queryRow(`SELECT doc FROM placements WHERE status = 'PENDING' AND game_session_id = ?`+t.lock(), gameSessionID))
 	if errNoRows(err) {
 		return nil, game.Errorf(game.NotFound, "no pending placement of game session %s", gameSessionID)
 	}
@@ -116,7 +116,7 @@ func (t *Tx) ListPendingPlacements(q store.PendingQuery, max int) ([]*game.Place
 	args = append(args, max)
 	var out []*game.Placement
 	err := t.each(func(r Row) error {
-		p, err := scanPlacement(r)
+		p, err := t.scanPlacement(r)
 		if err == nil {
 			out = append(out, p)
 		}
