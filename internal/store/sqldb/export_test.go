@@ -17,3 +17,7 @@ func (db *DB) RunBatch(fns ...func(store.Tx) error) []error {
 	}
 	return out
 }
+
+// StoredPlacement and PlacementDocID are storedPlacement and
+// placementDocID (placementdocs.go).
+var StoredPlacement, PlacementDocID = storedPlacement, placementDocID
