@@ -42,11 +42,16 @@ func (t *Tx) GetCompute(fleetID, name string) (*game.Compute, error) {
 	if err != nil {
 		return nil, err
 	}
+	if c := t.db.computeDocs.get(key, doc); c != nil {
+		t.keepCompute(key, doc, c)
+		return c, nil
+	}
 	var c game.Compute
 	if err := json.Unmarshal([]byte(doc), &c); err != nil {
 		return nil, err
 	}
 	t.keepCompute(key, doc, &c)
+	t.db.computeDocs.put(key, doc, &c)
 	return &c, nil
 }
 

@@ -89,6 +89,8 @@ type DB struct {
 	records *recordDocs
 	// placementDocs keeps placements decoded (placementdocs.go).
 	placementDocs placementDocs
+	// computeDocs keeps computes decoded (keptcomputes.go).
+	computeDocs computeDocs
 
 	// closers run after the pools close (OnClose).
 	closers []func() error
