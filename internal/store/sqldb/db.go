@@ -89,6 +89,7 @@ type DB struct {
 	records *recordDocs
 	// placementDocs keeps placements decoded (placementdocs.go).
 	placementDocs placementDocs
+	queueDocs     queueDocs
 	// computeDocs keeps computes decoded (keptcomputes.go).
 	computeDocs computeDocs
 

@@ -44,3 +44,51 @@ func TestCopyComputeCoversItsFields(t *testing.T) {
 		}
 	}
 }
+
+// clonePlacement and cloneQueue copy every field that refers to memory;
+// this fails when a field is added that they would share between copies.
+func TestClonePlacementAndQueueCoverTheirFields(t *testing.T) {
+	timeType := reflect.TypeFor[time.Time]()
+	var plain func(reflect.Type) bool
+	plain = func(ty reflect.Type) bool {
+		switch ty.Kind() {
+		case reflect.String, reflect.Bool, reflect.Int, reflect.Int32, reflect.Int64, reflect.Float64:
+			return true
+		case reflect.Struct:
+			if ty == timeType {
+				return true
+			}
+			for f := range ty.Fields() {
+				if !plain(f.Type) {
+					return false
+				}
+			}
+			return true
+		}
+		return false
+	}
+	check := func(ty reflect.Type, cloned map[string]bool) {
+		for f := range ty.Fields() {
+			switch {
+			case cloned[f.Name]:
+				elem := f.Type.Elem()
+				if f.Name == "Override" {
+					if elem != reflect.TypeFor[game.PriorityOverride]() {
+						t.Errorf("Placement.Override is %v", f.Type)
+					}
+					continue
+				}
+				if f.Type.Kind() != reflect.Slice || !plain(elem) {
+					t.Errorf("%s.%s is %v: cloned as a slice of plain values", ty.Name(), f.Name, f.Type)
+				}
+			case !plain(f.Type):
+				t.Errorf("%s.%s (%v) refers to memory: its clone must copy it", ty.Name(), f.Name, f.Type)
+			}
+		}
+	}
+	check(reflect.TypeFor[game.Placement](), map[string]bool{"Properties": true, "Latencies": true, "DesiredPlayers": true,
+		"PlacedPlayers": true, "Override": true})
+	check(reflect.TypeFor[game.PriorityOverride](), map[string]bool{"LocationOrder": true})
+	check(reflect.TypeFor[game.Queue](), map[string]bool{"LatencyPolicies": true, "Destinations": true, "AllowedLocations": true,
+		"PriorityOrder": true, "LocationOrder": true})
+}

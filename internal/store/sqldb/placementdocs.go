@@ -9,7 +9,7 @@ import (
 	"github.com/anylift/anylift/internal/game"
 )
 
-// Placements decoded once. A queue placement's record is read back at
+// Placements (and queues) decoded once. A queue placement's record is read back at
 // each of its steps (the placer's pending list, the placement under its
 // lock, the activation's placement of its session) and was decoded from
 // its JSON document every time: a tenth of an owning node's CPU. The
@@ -180,5 +180,50 @@ func clonePlacement(p *game.Placement) *game.Placement {
 		o.LocationOrder = slices.Clone(p.Override.LocationOrder)
 		c.Override = &o
 	}
+	return &c
+}
+
+// queueDocs are queues kept decoded beside the document each was decoded
+// from, by name (GetQueue), under the same rule as placements and
+// computes: the document read decides, a copy is handed out.
+type queueDocs struct {
+	mu sync.Mutex
+	m  map[string]keptQueue
+}
+
+type keptQueue struct {
+	doc string
+	q   *game.Queue
+}
+
+// get returns a copy of queue name decoded from doc, or nil.
+func (k *queueDocs) get(name, doc string) *game.Queue {
+	k.mu.Lock()
+	e, ok := k.m[name]
+	k.mu.Unlock()
+	if !ok || e.doc != doc {
+		return nil
+	}
+	return cloneQueue(e.q)
+}
+
+// put keeps a copy of q, decoded from doc.
+func (k *queueDocs) put(name, doc string, q *game.Queue) {
+	k.mu.Lock()
+	if k.m == nil || len(k.m) >= maxRecordDocs {
+		k.m = map[string]keptQueue{}
+	}
+	k.m[name] = keptQueue{doc: doc, q: cloneQueue(q)}
+	k.mu.Unlock()
+}
+
+// cloneQueue is a deep copy of q.
+func cloneQueue(q *game.Queue) *game.Queue {
+	c := *q
+	c.LatencyPolicies = slices.Clone(q.LatencyPolicies)
+	c.Destinations = slices.Clone(q.Destinations)
+	c.AllowedLocations = slices.Clone(q.AllowedLocations)
+	c.PriorityOrder = slices.Clone(q.PriorityOrder)
+	c.LocationOrder = slices.Clone(q.LocationOrder)
 	return &c
 }

@@ -186,3 +186,38 @@ func TestComputeReadBackAsDecoded(t *testing.T) {
 		})
 	}
 }
+
+// A queue read back is what decoding its document gives, though the
+// store keeps queues decoded: a change the store did not make is read as
+// written, and a reader's change of what it read reaches nobody else.
+func TestQueueReadBackAsDecoded(t *testing.T) {
+	for name, open := range memWorlds(t) {
+		t.Run(name, func(t *testing.T) {
+			w := open(t)
+			w.update(func(tx store.Tx) error {
+				return tx.InsertQueue(&game.Queue{Name: "q", ARN: "arn:q", TimeoutSeconds: 60, Destinations: []string{testFleet}, CreationTime: time.Now()})
+			})
+			read := func() *game.Queue {
+				t.Helper()
+				var q *game.Queue
+				w.update(func(tx store.Tx) error {
+					var err error
+					q, err = tx.GetQueue("q")
+					return err
+				})
+				return q
+			}
+			q := read()
+			q.Destinations[0], q.TimeoutSeconds = "changed by a reader", 1
+			if q := read(); q.Destinations[0] != testFleet || q.TimeoutSeconds != 60 {
+				t.Fatalf("a reader's change reached the next reader: %+v", q)
+			}
+			if _, err := w.raw.Exec(`UPDATE game_session_queues SET doc = replace(doc, '"TimeoutSeconds":60', '"TimeoutSeconds":70')`); err != nil {
+				t.Fatal(err)
+			}
+			if q := read(); q.TimeoutSeconds != 70 {
+				t.Fatalf("after another writer, read %+v", q)
+			}
+		})
+	}
+}

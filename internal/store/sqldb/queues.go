@@ -33,8 +33,15 @@ func (t *Tx) GetQueue(name string) (*game.Queue, error) {
 	if err != nil {
 		return nil, err
 	}
+	if q := t.db.queueDocs.get(name, doc); q != nil {
+		return q, nil
+	}
 	var q game.Queue
-	return &q, json.Unmarshal([]byte(doc), &q)
+	if err := json.Unmarshal([]byte(doc), &q); err != nil {
+		return nil, err
+	}
+	t.db.queueDocs.put(name, doc, &q)
+	return &q, nil
 }
 
 func (t *Tx) UpdateQueue(q *game.Queue) error {
