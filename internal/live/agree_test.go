@@ -233,6 +233,7 @@ func (w *world) query() (store.SearchQuery, error) {
 	}
 	if w.r.IntN(4) > 0 {
 		src := w.pick("gameSessionId", "gameSessionName", "gameSessionProperties.mode", "gameSessionProperties.z",
+			"gameSessionProperties.map", "gameSessionProperties.none",
 			"maximumSessions", "playerSessionCount", "creationTimeMillis", "hasAvailablePlayerSessions") + w.pick(" ASC", " DESC")
 		srt, err := search.ParseSort(src)
 		if err != nil {
@@ -287,8 +288,21 @@ func ids(list []*game.GameSession) string {
 	return b.String()
 }
 
-// checkSearch pages through q on both and compares every page.
+// checkSearch pages through q on both and compares every page, with
+// the memory choosing its plan and with it forced to each plan in turn
+// (a walk in the sort's order, a heap over the smallest source).
 func (w *world) checkSearch(q store.SearchQuery, limit int) bool {
+	w.t.Helper()
+	answered := true
+	for _, plan := range []string{"", "walk", "heap"} {
+		live.ForcePlan(plan)
+		answered = w.checkSearchPlan(q, limit, plan) && answered
+	}
+	live.ForcePlan("")
+	return answered
+}
+
+func (w *world) checkSearchPlan(q store.SearchQuery, limit int, plan string) bool {
 	w.t.Helper()
 	p := store.Page{Limit: limit}
 	for page := 0; ; page++ {
@@ -297,7 +311,7 @@ func (w *world) checkSearch(q store.SearchQuery, limit int) bool {
 			return false
 		}
 		sl, sn, serr := w.sqlSearch(q, p)
-		same(w.t, fmt.Sprintf("search %+v page %d", describe(q), page), ml, sl, mn, sn, merr, serr)
+		same(w.t, fmt.Sprintf("search %+v plan %q page %d", describe(q), plan, page), ml, sl, mn, sn, merr, serr)
 		encodedAgrees(w.t, fmt.Sprintf("search %+v page %d", describe(q), page), w.searchEncoded(q, p), sl, sn, serr)
 		if mn == "" || merr != nil || page > 100 {
 			return true

@@ -28,6 +28,7 @@ import (
 	"sync/atomic"
 
 	"github.com/anylift/anylift/internal/game"
+	"github.com/anylift/anylift/internal/search"
 	"github.com/anylift/anylift/internal/store"
 )
 
@@ -71,6 +72,13 @@ type fleet struct {
 	open      set                        // ACTIVE ones with a free seat
 	locations map[string]*set            // ACTIVE ones by location
 	props     map[string]map[string]*set // ACTIVE ones by searchable property key and value
+
+	// Ordered indexes (ordered.go), built by the first search that needs
+	// them: ixMu guards adding one under the read lock; changes keep
+	// them under the write lock.
+	ixMu       sync.Mutex
+	orders     map[search.Field]*ordered // ACTIVE ones by a field's order
+	sortedVals map[string]*values        // props' value sets of a key in value order
 }
 
 // entry is one live session. What a search tests on every candidate is
@@ -305,11 +313,18 @@ func (l *Sessions) seats(id string, n int, v int64) {
 		return
 	}
 	wasOpen := e.open()
+	active := e.s.Status == game.SessionActive
+	if active {
+		e.fleet.reorder(e, false)
+	}
 	s := *e.s
 	s.CurrentPlayerSessionCount = n
 	e.s, e.cur = &s, int32(n)
 	e.enc.Store(nil)
-	if e.s.Status == game.SessionActive && wasOpen != e.open() {
+	if active {
+		e.fleet.reorder(e, true)
+	}
+	if active && wasOpen != e.open() {
 		if wasOpen {
 			e.fleet.open.remove(e)
 		} else {
@@ -390,9 +405,29 @@ func (f *fleet) index(e *entry) {
 		if vs == nil {
 			vs = &set{val: p.Value}
 			vals[p.Value] = vs
+			if v := f.sortedVals[p.Key]; v != nil {
+				v.add(vs)
+			}
 		}
 		vs.insert(e)
 		e.props[i] = prop{key: p.Key, set: vs}
+	}
+	for _, o := range f.orders {
+		o.insert(e)
+	}
+}
+
+// reorder takes an ACTIVE session out of the ordered indexes of its seat
+// count (back: puts it back in), around a change of the count.
+func (f *fleet) reorder(e *entry, back bool) {
+	for _, field := range [...]search.Field{search.PlayerSessionCount, search.HasAvailablePlayerSessions} {
+		if o := f.orders[field]; o != nil {
+			if back {
+				o.insert(e)
+			} else {
+				o.remove(e)
+			}
+		}
 	}
 }
 
@@ -400,6 +435,9 @@ func (f *fleet) index(e *entry) {
 func (f *fleet) unindex(e *entry) {
 	if e.s.Status != game.SessionActive {
 		return
+	}
+	for _, o := range f.orders {
+		o.remove(e)
 	}
 	f.active.remove(e)
 	f.open.remove(e)
@@ -414,8 +452,12 @@ func (f *fleet) unindex(e *entry) {
 		if p.set.Len() == 0 {
 			vals := f.props[p.key]
 			delete(vals, p.set.val)
+			if v := f.sortedVals[p.key]; v != nil {
+				v.drop(p.set)
+			}
 			if len(vals) == 0 {
 				delete(f.props, p.key)
+				delete(f.sortedVals, p.key)
 			}
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/live"
+	"github.com/anylift/anylift/internal/search"
 	"github.com/anylift/anylift/internal/sessions"
 	"github.com/anylift/anylift/internal/store"
 	"github.com/anylift/anylift/internal/wire"
@@ -19,7 +20,9 @@ import (
 // seeds them (two properties, mode and map), each record built with its
 // own copies of every string, as decoding it from the store makes them.
 // Then the same once every session's answer has been read, and so kept,
-// in JSON (warm-json), and in CBOR too (warm-both).
+// in JSON (warm-json), and in CBOR too (warm-both); then once searches
+// sorted by name and by a property have run (sorted, and index: what
+// that added).
 //
 //	go test ./internal/live -run '^$' -bench BytesPerSession -benchtime 1x
 func BenchmarkBytesPerSession(b *testing.B) {
@@ -72,6 +75,23 @@ func BenchmarkBytesPerSession(b *testing.B) {
 			runtime.ReadMemStats(&after)
 			b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, c.unit)
 		}
+		// Then what the ordered index of a sort by name adds, once a search
+		// so sorted has built it (a sort by a property adds nothing per
+		// session: its value sets are read in value order).
+		prev := after.HeapAlloc
+		for _, src := range []string{"gameSessionName ASC", "gameSessionProperties.map DESC"} {
+			srt, err := search.ParseSort(src)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, _, ok, err := mem.Search(store.SearchQuery{FleetID: fleet, Sort: &srt}, store.Page{Limit: 20}); !ok || err != nil {
+				b.Fatal(ok, err)
+			}
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "sorted-bytes/session")
+		b.ReportMetric((float64(after.HeapAlloc)-float64(prev))/n, "index-bytes/session")
 		runtime.KeepAlive(mem)
 	}
 }

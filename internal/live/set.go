@@ -153,3 +153,57 @@ func (s *set) descend(before *pos, fn func(*entry) bool) {
 		}
 	}
 }
+
+// posRange is a range of creation order, the positions strictly between
+// lo and hi; nil: unbounded.
+type posRange struct{ lo, hi *pos }
+
+// rank returns the number of entries before p (all when p is nil).
+func (s *set) rank(p *pos) int {
+	if s == nil {
+		return 0
+	}
+	if p == nil {
+		return s.n
+	}
+	i := s.chunkFor(*p)
+	n := 0
+	for _, c := range s.chunks[:i] {
+		n += len(c)
+	}
+	if i < len(s.chunks) {
+		c := s.chunks[i]
+		n += sort.Search(len(c), func(k int) bool { return !c[k].pos.less(*p) })
+	}
+	return n
+}
+
+// count returns the number of entries within r (up to one more when a
+// bound is an entry's own position).
+func (s *set) count(r posRange) int {
+	lo := 0
+	if r.lo != nil {
+		lo = s.rank(r.lo)
+	}
+	return max(0, s.rank(r.hi)-lo)
+}
+
+// ascendIn calls fn on the sessions within r in creation order, until
+// fn returns false.
+func (s *set) ascendIn(r posRange, fn func(*entry) bool) {
+	if r.hi == nil {
+		s.ascend(r.lo, fn)
+		return
+	}
+	s.ascend(r.lo, func(e *entry) bool { return e.pos.less(*r.hi) && fn(e) })
+}
+
+// descendIn calls fn on the sessions within r in reverse creation order,
+// until fn returns false.
+func (s *set) descendIn(r posRange, fn func(*entry) bool) {
+	if r.lo == nil {
+		s.descend(r.hi, fn)
+		return
+	}
+	s.descend(r.hi, func(e *entry) bool { return r.lo.less(e.pos) && fn(e) })
+}
