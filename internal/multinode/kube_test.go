@@ -126,10 +126,11 @@ func TestContainerFleetOwnedOnKubernetes(t *testing.T) {
 					t.Logf("listing the fleet's pods: %v", err)
 				} else {
 					for _, p := range pods.Items {
-						t.Logf("pod %s: node %q, phase %s, deleting %v", p.Name, p.Spec.NodeName, p.Status.Phase, p.DeletionTimestamp != nil)
+						t.Logf("pod %s: resource version %s, made %s, node %q, phase %s, deleting %v", p.Name, p.ResourceVersion, p.CreationTimestamp.Format("15:04:05"), p.Spec.NodeName, p.Status.Phase, p.DeletionTimestamp != nil)
 					}
 					t.Logf("%d pods on the API server", len(pods.Items))
 				}
+				k.logHeard(t)
 				rows, err := c.db.Query(`SELECT name, status FROM computes WHERE fleet_id = $1`, fleet)
 				if err == nil {
 					for rows.Next() {
@@ -311,6 +312,26 @@ type podKubelet struct {
 	started map[string]*sdk.Process // by pod name; nil while starting
 	live    map[string]string       // pods not being deleted: name → fleet
 	max     int                     // the most pods of one fleet at once
+	heard   []string                // what its pod watch told, and its errors, for a failure's log
+	inf     cache.SharedIndexInformer
+}
+
+// hear notes what the pod watch told, with the time, for a failure's log.
+func (k *podKubelet) hear(format string, args ...any) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.heard = append(k.heard, time.Now().Format("15:04:05.000")+" "+fmt.Sprintf(format, args...))
+}
+
+// logHeard writes what the pod watch told and where it stands.
+func (k *podKubelet) logHeard(t *testing.T) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	t.Logf("the test's kubelet: pod watch synced %v at resource version %q; %d things heard:",
+		k.inf.HasSynced(), k.inf.LastSyncResourceVersion(), len(k.heard))
+	for _, h := range k.heard {
+		t.Log("  " + h)
+	}
 }
 
 func startPodKubelet(t *testing.T, cs kubernetes.Interface, ns string) *podKubelet {
@@ -318,17 +339,27 @@ func startPodKubelet(t *testing.T, cs kubernetes.Interface, ns string) *podKubel
 	ctx, cancel := context.WithCancel(context.Background())
 	f := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace(ns))
 	inf := f.Core().V1().Pods().Informer()
-	handle := func(obj any) {
+	k.inf = inf
+	handle := func(what string, obj any) {
 		if p, ok := obj.(*corev1.Pod); ok {
+			k.hear("%s pod %s (resource version %s, node %q)", what, p.Name, p.ResourceVersion, p.Spec.NodeName)
 			k.step(ctx, p)
 		}
 	}
-	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: handle, UpdateFunc: func(_, obj any) { handle(obj) },
+	if err := inf.SetWatchErrorHandlerWithContext(func(_ context.Context, _ *cache.Reflector, err error) {
+		k.hear("watch error: %v", err)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { handle("added", obj) },
+		UpdateFunc: func(_, obj any) { handle("updated", obj) },
 		DeleteFunc: func(obj any) {
 			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 				obj = d.Obj
 			}
 			if p, ok := obj.(*corev1.Pod); ok {
+				k.hear("deleted pod %s", p.Name)
 				k.gone(p.Name)
 			}
 		}}); err != nil {
