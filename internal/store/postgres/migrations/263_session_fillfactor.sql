@@ -1,0 +1,12 @@
+-- Room on each page of game sessions for the new versions of its rows.
+-- Owned by the game-session area.
+--
+-- A placement's session is updated twice after its insert (activation,
+-- seat reservation), and each update changes an indexed column, so none
+-- is heap-only. But where the page has no room for the new version,
+-- PostgreSQL writes it to another page, and first marks the old version
+-- locked with a WAL record of its own (Heap/LOCK) so that it can let go
+-- of the old page meanwhile: two pages dirtied and one record more. With
+-- room left, the new version goes on the old one's page. It applies to
+-- the pages written from now on.
+ALTER TABLE game_sessions SET (fillfactor = 80);
