@@ -65,6 +65,45 @@ func TestProcessPutGet(t *testing.T) {
 	})
 }
 
+// TestProcessPutConcurrent: writers racing to put one new process (the
+// first to insert it, the others to update it, or to insert and meet the
+// row another inserted meanwhile) all succeed, and the row is one of the
+// records written, its creation time the first's.
+func TestProcessPutConcurrent(t *testing.T) {
+	Each(t, func(t *testing.T, st store.Store) {
+		const n = 16
+		var wg sync.WaitGroup
+		errs := make(chan error, n)
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				p := proc("c1", 1)
+				p.Port, p.LastHealthy = 8000+i, t0.Add(time.Duration(i)*time.Second)
+				errs <- st.Update(context.Background(), func(tx store.Tx) error { return tx.PutProcess(p) })
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Fatalf("PutProcess: %v", err)
+			}
+		}
+		View(t, st, func(tx store.Tx) error {
+			got, err := tx.GetProcess("fleet-a", "c1", "p001")
+			if err != nil {
+				return err
+			}
+			i := got.Port - 8000
+			if i < 0 || i >= n || !got.LastHealthy.Equal(t0.Add(time.Duration(i)*time.Second)) || !got.CreationTime.Equal(proc("c1", 1).CreationTime) {
+				t.Errorf("GetProcess = %+v, not one of the records written", got)
+			}
+			return nil
+		})
+	})
+}
+
 func TestClaimFreeProcess(t *testing.T) {
 	Each(t, func(t *testing.T, st store.Store) {
 		busy, sick, gone, ready, other := proc("c1", 1), proc("c1", 2), proc("c1", 3), proc("c1", 4), proc("c1", 0)
