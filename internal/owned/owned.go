@@ -299,6 +299,17 @@ func (m *Memory) load(ctx context.Context, jobs []job) {
 		return
 	}
 	start := time.Now()
+	var loaded []string
+	defer func() {
+		// Runs after m.mu is released below. The placed placements of
+		// the fleets loaded come from the store too: the placements in
+		// flight that an activation reads (sqldb.DB.LoadPlaced).
+		if len(loaded) > 0 {
+			if err := m.db.LoadPlaced(ctx, loaded); err != nil && ctx.Err() == nil {
+				m.log.Warn("loading placed placements of owned fleets", "fleets", len(loaded), "err", err)
+			}
+		}
+	}()
 	var rows []store.Change
 	err := m.db.ReadSnapshot(ctx, func(snap *sqldb.Snapshot) error {
 		if err := m.base(snap, ids); err != nil {
@@ -353,6 +364,7 @@ func (m *Memory) load(ctx context.Context, jobs []job) {
 		m.sessions.Finish(id, changes)
 		m.procs.Finish(id, changes)
 		f.loaded, f.kept = true, nil
+		loaded = append(loaded, id)
 	}
 	m.log.Debug("owned fleets loaded into memory", "fleets", len(ids), "took", time.Since(start).Round(time.Millisecond))
 }

@@ -143,8 +143,9 @@ func (db *DB) tryBatch(batch []*job, retry bool) bool {
 		t.changes = t.changes[:0]
 		committed, commitErr, results[i] = runSavepointOnce(ctx, t, j.fn, i == len(batch)-1)
 		t.jobEnded(results[i] == nil)
-		if results[i] != nil && retry && db.dialect.IsRetryable(results[i]) {
+		if results[i] != nil && retry && db.retryable(results[i]) {
 			rollback()
+			t.placedCommitted(false)
 			t.batchEnded() // its takes are free again
 			return false
 		}
@@ -172,6 +173,7 @@ func (db *DB) tryBatch(batch []*job, retry bool) bool {
 	} else if hook != nil && len(changes) > 0 {
 		hook(changes) // before any caller hears its answer
 	}
+	t.placedCommitted(commitErr == nil)
 	t.batchEnded() // takes that did not commit are free again, before any answer
 	for i, j := range batch {
 		j.done <- results[i]

@@ -89,6 +89,8 @@ type DB struct {
 	records *recordDocs
 	// placementDocs keeps placements decoded (placementdocs.go).
 	placementDocs placementDocs
+	// placed keeps placed placements in flight (placed.go).
+	placed placedMemory
 	queueDocs     queueDocs
 	// computeDocs keeps computes decoded (keptcomputes.go).
 	computeDocs computeDocs
@@ -171,7 +173,7 @@ func (db *DB) Update(ctx context.Context, fn func(store.Tx) error) error {
 	var err error
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		err = db.run(ctx, db.write, false, fn)
-		if err == nil || !db.dialect.IsRetryable(err) || ctx.Err() != nil {
+		if err == nil || !db.retryable(err) || ctx.Err() != nil {
 			return err
 		}
 	}
@@ -194,7 +196,7 @@ func (db *DB) UpdateBeat(ctx context.Context, fn func(store.Tx) error) error {
 	var err error
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		err = db.run(ctx, db.beat, false, fn)
-		if err == nil || !db.dialect.IsRetryable(err) || ctx.Err() != nil {
+		if err == nil || !db.retryable(err) || ctx.Err() != nil {
 			return err
 		}
 	}
@@ -245,6 +247,7 @@ func (db *DB) run(ctx context.Context, pool *sql.DB, readOnly bool, fn func(stor
 	if err := sqlTx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
+	t.placedCommitted(true)
 	if hook != nil && len(t.changes) > 0 {
 		hook(t.changes)
 	}
@@ -329,7 +332,9 @@ type Tx struct {
 	// sent counts the statements this transaction has run or queued,
 	// and lastPlayer is the player session the running job read last,
 	// with sent as it was then (players.go).
-	sent       uint64
+	sent uint64
+	// placed: placements in flight written and read from memory (placed.go).
+	placed     placedTx
 	lastPlayer struct {
 		rec  game.PlayerSession
 		sent uint64
@@ -482,7 +487,7 @@ func (db *DB) Migrate(ctx context.Context, fsys fs.FS) error {
 		var err error
 		for attempt := 0; attempt < maxAttempts; attempt++ {
 			err = db.migrate(ctx, fsys, name)
-			if err == nil || !db.dialect.IsRetryable(err) || ctx.Err() != nil {
+			if err == nil || !db.retryable(err) || ctx.Err() != nil {
 				break
 			}
 		}

@@ -71,6 +71,7 @@ func (db *DB) KeepOwnedRecords() { db.records = &recordDocs{owned: true, m: map[
 // ForgetRecords drops the records kept (KeepOwnedRecords), and keeps
 // none of those read before it.
 func (db *DB) ForgetRecords() {
+	db.placed.forget() // placed.go
 	r := db.records
 	if r == nil {
 		return

@@ -51,17 +51,29 @@ func (t *Tx) UpdatePlacement(p *game.Placement) error {
 	if err != nil {
 		return err
 	}
-	err = t.laterGuarded(func() error {
+	miss := func() error {
 		return game.Errorf(game.NotFound, "game session placement %s not found", p.ID)
-	}, `UPDATE placements SET status = ?, game_session_id = ?, deadline = ?, ended = ?, doc = ? WHERE id = ?`,
-		p.Status, p.GameSessionID, store.Millis(p.Deadline), endedMillis(p), string(doc), p.ID)
+	}
+	args := []any{p.Status, p.GameSessionID, store.Millis(p.Deadline), endedMillis(p), string(doc), p.ID}
+	// A placement read from memory is written only as memory knows it
+	// (placed.go).
+	guard, guardArgs, moved := t.placedGuard(p)
+	if moved != nil {
+		miss = moved
+		args = append(args, guardArgs...)
+	}
+	err = t.laterGuarded(miss, `UPDATE placements SET status = ?, game_session_id = ?, deadline = ?, ended = ?, doc = ? WHERE id = ?`+guard, args...)
 	if err == nil {
 		t.wrotePlacement(p, doc)
+		t.notePlacement(p)
 	}
 	return err
 }
 
 func (t *Tx) PlacementOfSession(gameSessionID string) (*game.Placement, error) {
+	if p, ok, err := t.memoryPlacement(gameSessionID); ok || err != nil {
+		return p, err
+	}
 	if t.docs != nil {
 		// Grouped: the placement's queue, which its fulfilment or end
 		// reads next, comes in the same statement, locked as GetQueue
