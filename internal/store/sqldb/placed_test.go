@@ -163,3 +163,38 @@ func (w *memWorld) readOnly(gs string) string {
 	})
 	return out
 }
+
+// A placement that an earlier job of the same batch ended is read from
+// the store, which has it ended, and not from the memory, which hears of
+// the end only at commit.
+func TestPlacedPlacementWrittenEarlierInBatchReadFromStore(t *testing.T) {
+	for name, open := range memWorlds(t) {
+		t.Run(name, func(t *testing.T) {
+			w := open(t)
+			p, gs := w.placedPlacement("pl-1")
+			var second error
+			errs := w.db.RunBatch(func(tx store.Tx) error {
+				p, err := tx.PlacementOfSession(gs)
+				if err != nil {
+					return err
+				}
+				p.Status = game.PlacementFulfilled
+				return tx.UpdatePlacement(p)
+			}, func(tx store.Tx) error {
+				_, second = tx.PlacementOfSession(gs)
+				return nil
+			})
+			for i, err := range errs {
+				if err != nil {
+					t.Fatalf("job %d: %v", i, err)
+				}
+			}
+			if !game.IsKind(second, game.NotFound) {
+				t.Fatalf("the second job read the placement (%v), want NotFound", second)
+			}
+			if s := w.storedPlacement(p.ID); s.Status != game.PlacementFulfilled {
+				t.Fatalf("stored placement is %s", s.Status)
+			}
+		})
+	}
+}
