@@ -90,7 +90,8 @@ type DB struct {
 	// placementDocs keeps placements decoded (placementdocs.go).
 	placementDocs placementDocs
 	// placed keeps placed placements in flight (placed.go).
-	placed    placedMemory
+	placed placedMemory
+	// queueDocs keeps queues decoded (placementdocs.go).
 	queueDocs queueDocs
 	// computeDocs keeps computes decoded (keptcomputes.go).
 	computeDocs computeDocs
