@@ -31,6 +31,14 @@ func TestKeepsProcessesAliveThroughKillAndRestart(t *testing.T) {
 	victim := r.rec.wait(t, "launch", 1, kind(agent.EvLaunched))
 	r.rec.wait(t, "launch", 2, kind(agent.EvLaunched))
 	e.waitActive(t, 2)
+	// The server is ACTIVE once ProcessReady is answered, a moment before
+	// the chat server writes that it is ready: the kill waits for the line,
+	// which the relaunch must then leave in the victim's log.
+	stderrLog := filepath.Join(e.logDir, victim.PID+".stderr.log")
+	exectest.Eventually(t, "the victim's stderr log to say it is ready", waitLimit, func() (bool, string) {
+		b, _ := os.ReadFile(stderrLog)
+		return strings.Contains(string(b), "chat server ready"), fmt.Sprintf("%q", b)
+	})
 
 	if err := syscall.Kill(victim.OSPID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -56,7 +64,7 @@ func TestKeepsProcessesAliveThroughKillAndRestart(t *testing.T) {
 	if len(logs) != 2 {
 		t.Fatalf("log files of %s: %v", victim.PID, logs)
 	}
-	if b, _ := os.ReadFile(filepath.Join(e.logDir, victim.PID+".stderr.log")); !strings.Contains(string(b), "chat server ready") {
+	if b, _ := os.ReadFile(stderrLog); !strings.Contains(string(b), "chat server ready") {
 		t.Fatalf("stderr log of %s: %q", victim.PID, b)
 	}
 
