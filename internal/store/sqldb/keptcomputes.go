@@ -2,7 +2,6 @@ package sqldb
 
 import (
 	"slices"
-	"sync"
 
 	"github.com/anylift/anylift/internal/game"
 )
@@ -78,39 +77,4 @@ func copyCompute(c *game.Compute) *game.Compute {
 	cp := *c
 	cp.Ports = slices.Clone(c.Ports)
 	return &cp
-}
-
-// computeDocs are computes kept decoded beside the document each was
-// decoded from, whatever the store (GetCompute): a document read, by
-// whatever way its rules allow (readDoc: the row, locked and fenced as
-// they say, or the document they keep), that is the text kept is
-// answered with a copy of the compute kept instead of being decoded
-// again. The document read decides, so a compute written by anyone else
-// is decoded as before: this saves the decoding only, which was 8 % of an
-// owning node's CPU in a queue placement once placements were kept
-// decoded (placementdocs.go).
-type computeDocs struct {
-	mu sync.Mutex
-	m  map[string]keptCompute
-}
-
-// get returns a copy of the compute decoded from doc under key, or nil.
-func (k *computeDocs) get(key, doc string) *game.Compute {
-	k.mu.Lock()
-	e, ok := k.m[key]
-	k.mu.Unlock()
-	if !ok || e.doc != doc {
-		return nil
-	}
-	return copyCompute(e.c)
-}
-
-// put keeps a copy of c, decoded from doc, under key.
-func (k *computeDocs) put(key, doc string, c *game.Compute) {
-	k.mu.Lock()
-	if k.m == nil || len(k.m) >= maxRecordDocs {
-		k.m = map[string]keptCompute{}
-	}
-	k.m[key] = keptCompute{doc: doc, c: copyCompute(c)}
-	k.mu.Unlock()
 }

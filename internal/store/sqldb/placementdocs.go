@@ -3,13 +3,12 @@ package sqldb
 import (
 	"encoding/json"
 	"slices"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/anylift/anylift/internal/game"
 )
 
-// Placements (and queues) decoded once. A queue placement's record is read back at
+// Placements decoded once (decoded.go). A queue placement's record is read back at
 // each of its steps (the placer's pending list, the placement under its
 // lock, the activation's placement of its session) and was decoded from
 // its JSON document every time: a tenth of an owning node's CPU. The
@@ -25,54 +24,13 @@ import (
 // in its place. Nothing here is a decision's authority; it saves the
 // decoding only.
 
-// placementDocs is the store's placements kept decoded, by id.
-type placementDocs struct {
-	mu sync.Mutex
-	m  map[string]keptPlacement
-}
-
-type keptPlacement struct {
-	doc string
-	p   *game.Placement // as decoding doc gives it; never handed out
-}
-
-// maxPlacementDocs bounds placementDocs: past it, it starts again empty.
-// A placement in flight is read a few times within a second of being
-// written, so a few thousand cover every placement in flight at the
-// rates one node reaches.
+// maxPlacementDocs bounds the placements kept decoded: past it, they start
+// again empty. A placement in flight is read a few times within a second
+// of being written, so a few thousand cover every placement in flight at
+// the rates one node reaches.
 const maxPlacementDocs = 8192
 
-// get returns a copy of the placement whose document doc is, when kept.
-func (k *placementDocs) get(id, doc string) (*game.Placement, bool) {
-	k.mu.Lock()
-	e, ok := k.m[id]
-	k.mu.Unlock()
-	if !ok || e.doc != doc {
-		return nil, false
-	}
-	return clonePlacement(e.p), true
-}
-
-// put keeps p (which the caller gives up) as decoding doc gives it; an
-// ended placement is read no more on the hot path and is dropped.
-func (k *placementDocs) put(id, doc string, p *game.Placement) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if k.m == nil {
-		k.m = map[string]keptPlacement{}
-	}
-	if p == nil || p.Ended() {
-		delete(k.m, id)
-		return
-	}
-	if len(k.m) >= maxPlacementDocs {
-		clear(k.m)
-	}
-	k.m[id] = keptPlacement{doc: doc, p: p}
-}
-
-// decodePlacement is the placement doc holds: a copy of the one kept for
-// that document, or decoded (and then kept).
+// decodePlacement decodes the placement doc holds.
 func (db *DB) decodePlacement(doc string) (*game.Placement, error) {
 	var p game.Placement
 	if err := json.Unmarshal([]byte(doc), &p); err != nil {
@@ -85,14 +43,18 @@ func (db *DB) decodePlacement(doc string) (*game.Placement, error) {
 func (t *Tx) readPlacement(doc string) (*game.Placement, error) {
 	k := &t.db.placementDocs
 	if id, ok := placementDocID(doc); ok {
-		if p, ok := k.get(id, doc); ok {
+		if p := k.get(id, doc); p != nil {
 			return p, nil
 		}
 		p, err := t.db.decodePlacement(doc)
 		if err != nil {
 			return nil, err
 		}
-		k.put(id, doc, clonePlacement(p))
+		if p.Ended() {
+			k.drop(id) // read no more on the hot path
+		} else {
+			k.put(id, doc, p)
+		}
 		return p, nil
 	}
 	return t.db.decodePlacement(doc)
@@ -104,11 +66,11 @@ func (t *Tx) readPlacement(doc string) (*game.Placement, error) {
 func (t *Tx) wrotePlacement(p *game.Placement, doc []byte) {
 	s, ok := storedPlacement(p)
 	k := &t.db.placementDocs
-	if !ok {
-		k.put(p.ID, "", nil)
+	if !ok || s.Ended() {
+		k.drop(p.ID)
 		return
 	}
-	k.put(p.ID, string(doc), s)
+	k.keep(p.ID, string(doc), s)
 }
 
 // placementDocID is the id of the placement doc holds, read from the
@@ -181,40 +143,6 @@ func clonePlacement(p *game.Placement) *game.Placement {
 		c.Override = &o
 	}
 	return &c
-}
-
-// queueDocs are queues kept decoded beside the document each was decoded
-// from, by name (GetQueue), under the same rule as placements and
-// computes: the document read decides, a copy is handed out.
-type queueDocs struct {
-	mu sync.Mutex
-	m  map[string]keptQueue
-}
-
-type keptQueue struct {
-	doc string
-	q   *game.Queue
-}
-
-// get returns a copy of queue name decoded from doc, or nil.
-func (k *queueDocs) get(name, doc string) *game.Queue {
-	k.mu.Lock()
-	e, ok := k.m[name]
-	k.mu.Unlock()
-	if !ok || e.doc != doc {
-		return nil
-	}
-	return cloneQueue(e.q)
-}
-
-// put keeps a copy of q, decoded from doc.
-func (k *queueDocs) put(name, doc string, q *game.Queue) {
-	k.mu.Lock()
-	if k.m == nil || len(k.m) >= maxRecordDocs {
-		k.m = map[string]keptQueue{}
-	}
-	k.m[name] = keptQueue{doc: doc, q: cloneQueue(q)}
-	k.mu.Unlock()
 }
 
 // cloneQueue is a deep copy of q.
