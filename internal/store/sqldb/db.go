@@ -328,7 +328,10 @@ type Tx struct {
 	// writtenSessions those the batch's successful jobs wrote, and
 	// memFleets the fleets whose state this transaction read from memory
 	// (memsessions.go).
-	known           map[string]*knownSession
+	known map[string]*knownSession
+	// lastWrite is the known session's update queued last, while it is
+	// still unsent and last in the pipeline (writeKnown).
+	lastWrite       *sessionWrite
 	writtenSessions map[string]bool
 	memFleets       map[string]bool
 	// fenced lists the fleets this transaction has checked it owns.

@@ -193,6 +193,7 @@ func (t *Tx) wrote(k store.ProcessKey) bool {
 // the processes it wrote are remembered for the batch's later jobs.
 func (t *Tx) jobEnded(ok bool) {
 	clear(t.known)
+	t.lastWrite = nil
 	t.placedJobEnded(ok)
 	if t.db.free == nil {
 		return

@@ -115,9 +115,7 @@ func staleCheck(id string) func() error {
 // updateKnown is UpdateGameSession of a session this job knows (see
 // above): one update guarded by the version read, needing no answer.
 func (t *Tx) updateKnown(s *game.GameSession, k *knownSession, doc []byte) error {
-	q, args := changedColumns(k.s, s)
-	err := t.laterGuarded(staleCheck(s.ID), `UPDATE game_sessions SET `+q+`doc = ?, version = version + 1 WHERE id = ? AND version = ?`,
-		append(args, string(doc), s.ID, k.version)...)
+	err := t.writeKnown(sessionWrite{id: s.ID, version: k.version, sets: changedColumns(k.s, s), doc: string(doc), hasDoc: true})
 	if err != nil {
 		return err
 	}
@@ -136,20 +134,23 @@ func (t *Tx) updateKnown(s *game.GameSession, k *knownSession, doc []byte) error
 	return nil
 }
 
-// changedColumns is the part of an UPDATE's SET (each assignment followed
-// by ", ") of the columns of session s that differ from old, the session
-// as the row holds it, with their values. SQLite rewrites the entries of
-// every index on a column an UPDATE sets, and of every partial index whose
-// condition reads one, whether its value changed or not: a column left
-// out of the SET keeps those entries, and their pages, as they are.
-func changedColumns(old, s *game.GameSession) (string, []any) {
-	var q strings.Builder
-	var args []any
+// columnSet is one assignment of an UPDATE's SET.
+type columnSet struct {
+	column string
+	v      any
+}
+
+// changedColumns is the assignments of the columns of session s that
+// differ from old, the session as the row holds it. SQLite rewrites the
+// entries of every index on a column an UPDATE sets, and of every partial
+// index whose condition reads one, whether its value changed or not: a
+// column left out of the SET keeps those entries, and their pages, as
+// they are.
+func changedColumns(old, s *game.GameSession) []columnSet {
+	var sets []columnSet
 	set := func(column string, changed bool, v any) {
 		if changed {
-			q.WriteString(column)
-			q.WriteString(" = ?, ")
-			args = append(args, v)
+			sets = append(sets, columnSet{column, v})
 		}
 	}
 	set("compute", s.ComputeName != old.ComputeName, s.ComputeName)
@@ -160,7 +161,7 @@ func changedColumns(old, s *game.GameSession) (string, []any) {
 	ended := store.Millis(s.TerminationTime)
 	set("ended", ended != store.Millis(old.TerminationTime), ended)
 	set("reason", s.StatusReason != old.StatusReason, s.StatusReason)
-	return q.String(), args
+	return sets
 }
 
 // takeKnownSeats is takeSeats for a session this job knows that has the
@@ -177,15 +178,100 @@ func (t *Tx) takeKnownSeats(gameSessionID string, n int) (*game.GameSession, int
 		s.CurrentPlayerSessionCount+n > s.MaximumPlayerSessionCount {
 		return nil, 0, false, nil
 	}
-	err := t.laterGuarded(staleCheck(gameSessionID), `UPDATE game_sessions SET cur_players = cur_players + ?, version = version + 1
-		WHERE id = ? AND version = ?`, n, gameSessionID, k.version)
-	if err != nil {
+	if err := t.writeKnown(sessionWrite{id: gameSessionID, version: k.version, seats: n}); err != nil {
 		return nil, 0, false, err
 	}
 	c := copySession(s)
 	c.CurrentPlayerSessionCount += n
 	t.known[gameSessionID] = &knownSession{pk: k.pk, version: k.version + 1, s: c}
 	return copySession(c), k.version + 1, true, nil
+}
+
+// A known session's writes, one UPDATE each, guarded by the version the
+// job knows. On PostgreSQL an UPDATE that changes an indexed column of a
+// game session (its status, its seat count) writes a new version of the
+// row and an entry in each of its indexes, about twelve WAL records: an
+// activation that fulfils a placement sets the session ACTIVE and then
+// takes the seats of the placement's players, two such updates of one
+// row, one after the other. A write of a session whose previous update
+// is still the last statement queued in the pipeline (nothing sent since,
+// nothing queued after it) is folded into that update instead: one
+// UPDATE setting both, its version raised by both, under the first one's
+// guard. Nothing can run between two consecutive statements of one
+// transaction, so the one does exactly what the two would have.
+
+// sessionWrite is one guarded update of a known session, or several
+// folded into one.
+type sessionWrite struct {
+	id      string
+	version int64 // the row's version before: the guard
+	bumps   int64 // the writes folded in (the version is raised by as many)
+	sets    []columnSet
+	seats   int // added to cur_players
+	doc     string
+	hasDoc  bool
+	at      int // its place in the pipeline
+}
+
+// statement is w's UPDATE.
+func (w *sessionWrite) statement() (string, []any) {
+	var q strings.Builder
+	args := make([]any, 0, len(w.sets)+5)
+	q.WriteString("UPDATE game_sessions SET ")
+	for _, c := range w.sets {
+		q.WriteString(c.column)
+		q.WriteString(" = ?, ")
+		args = append(args, c.v)
+	}
+	if w.seats != 0 {
+		q.WriteString("cur_players = cur_players + ?, ")
+		args = append(args, w.seats)
+	}
+	if w.hasDoc {
+		q.WriteString("doc = ?, ")
+		args = append(args, w.doc)
+	}
+	q.WriteString("version = version + ? WHERE id = ? AND version = ?")
+	return q.String(), append(args, max(w.bumps, 1), w.id, w.version)
+}
+
+// fold adds the later write n of the same session to w.
+func (w *sessionWrite) fold(n sessionWrite) {
+	for _, c := range n.sets {
+		i := slices.IndexFunc(w.sets, func(o columnSet) bool { return o.column == c.column })
+		if i < 0 {
+			w.sets = append(w.sets, c)
+		} else {
+			w.sets[i] = c
+		}
+	}
+	w.seats += n.seats
+	if n.hasDoc {
+		w.doc, w.hasDoc = n.doc, true
+	}
+	w.bumps++
+}
+
+// writeKnown queues w, or folds it into the same session's update queued
+// last (see above).
+func (t *Tx) writeKnown(w sessionWrite) error {
+	if u := t.lastWrite; u != nil && u.id == w.id && u.at == len(t.pipe)-1 && u.version+u.bumps == w.version {
+		u.fold(w)
+		q, args := u.statement()
+		t.pipe[u.at].q, t.pipe[u.at].args = t.db.rebind(q), args
+		t.sent++ // a write as any other to what reads since count (players.go)
+		return nil
+	}
+	w.bumps = 1
+	q, args := w.statement()
+	if err := t.laterGuarded(staleCheck(w.id), q, args...); err != nil {
+		return err
+	}
+	if t.conn != nil {
+		w.at = len(t.pipe) - 1
+		t.lastWrite = &w
+	}
+	return nil
 }
 
 // asStored is tm as the stored JSON document reads it back: no monotonic

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -344,6 +345,13 @@ func TestSessionsFromMemoryInWrites(t *testing.T) {
 				for _, write := range []func(tx store.Tx, gs *game.GameSession) error{
 					func(tx store.Tx, gs *game.GameSession) error { gs.Name = "lost"; return tx.UpdateGameSession(gs) },
 					func(tx store.Tx, gs *game.GameSession) error { return reserve(tx, id, 1) },
+					func(tx store.Tx, gs *game.GameSession) error { // folded into one update on PostgreSQL
+						gs.Name = "lost"
+						if err := tx.UpdateGameSession(gs); err != nil {
+							return err
+						}
+						return reserve(tx, id, 1)
+					},
 				} {
 					err := w.db.Update(context.Background(), func(tx store.Tx) error {
 						gs, err := tx.GetGameSession(id)
@@ -362,6 +370,59 @@ func TestSessionsFromMemoryInWrites(t *testing.T) {
 				gs, _, v := w.stored(id)
 				if gs.Name != "behind" || gs.CurrentPlayerSessionCount != 0 || v != 2 {
 					t.Errorf("the store after the refused writes: %q, %d seats, version %d", gs.Name, gs.CurrentPlayerSessionCount, v)
+				}
+			})
+
+			// A job's update of a session and its seats taken next are one
+			// UPDATE on PostgreSQL (memsessions.go, writeKnown): the row
+			// gets one new version, not two, and ends as the two writes
+			// would have left it, its version raised by both.
+			t.Run("status and seats in one update", func(t *testing.T) {
+				w := open(t)
+				id := w.newSession(4)
+				w.agree(id)
+				lineOf := func() int {
+					t.Helper()
+					var ctid string
+					if err := w.raw.QueryRow(`SELECT ctid::text FROM game_sessions WHERE id = $1`, id).Scan(&ctid); err != nil {
+						t.Fatal(err)
+					}
+					var page, line int
+					if _, err := fmt.Sscanf(ctid, "(%d,%d)", &page, &line); err != nil {
+						t.Fatal(err)
+					}
+					return line
+				}
+				var before int
+				if name == "postgres" {
+					before = lineOf()
+				}
+				w.update(func(tx store.Tx) error {
+					gs, err := tx.GetGameSession(id)
+					if err != nil {
+						return err
+					}
+					gs.Status, gs.Name = game.SessionActive, "both"
+					gs.PlayerSessionCreationPolicy = game.AcceptAll
+					if err := tx.UpdateGameSession(gs); err != nil {
+						return err
+					}
+					if err := reserve(tx, id, 2); err != nil {
+						return err
+					}
+					return reserve(tx, id, 1)
+				})
+				gs := w.agree(id)
+				if _, _, v := w.stored(id); gs.Name != "both" || gs.CurrentPlayerSessionCount != 3 || v != 4 {
+					t.Errorf("after the job: %q, %d seats, version %d; want both, 3, 4", gs.Name, gs.CurrentPlayerSessionCount, v)
+				}
+				if name == "postgres" {
+					// The player sessions' inserts come between the two
+					// reservations: those two are not consecutive, and stay
+					// two updates; the first is folded into the session's.
+					if after := lineOf(); after != before+2 {
+						t.Errorf("the row's line went from %d to %d: %d new versions, want 2 (the update and the first seats as one)", before, after, after-before)
+					}
 				}
 			})
 

@@ -161,6 +161,7 @@ func (t *Tx) send(last *Statement, commit bool) (committed bool, err error) {
 	}
 	pipe := t.pipe
 	t.pipe = t.pipe[:0]
+	t.lastWrite = nil
 	var failed int
 	raw := t.conn.Raw(func(driverConn any) error {
 		failed, err = t.db.dialect.Pipeline(t.ctx, driverConn, stmts)
