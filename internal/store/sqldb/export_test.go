@@ -21,3 +21,6 @@ func (db *DB) RunBatch(fns ...func(store.Tx) error) []error {
 // StoredPlacement and PlacementDocID are storedPlacement and
 // placementDocID (placementdocs.go).
 var StoredPlacement, PlacementDocID = storedPlacement, placementDocID
+
+// ClaimAtVersion is the claim of a free process from memory (freeprocs.go).
+const ClaimAtVersion = claimAtVersion
