@@ -74,8 +74,18 @@ func (s *Service) placeOnce(ctx context.Context, snap *snapshot, after *game.Pla
 		out  []placed
 		list []*game.Placement
 	)
+	tries := 0
 	err := s.update(ctx, func(tx store.Tx) error {
 		out = out[:0]
+		if tries++; tries > 1 {
+			// Run again (a placement changed since it was listed, a
+			// deadlock): the counts taken down by claims the store
+			// undid are read again.
+			clear(snap.free)
+			for id := range snap.fleets {
+				snap.free[id] = map[string]int{}
+			}
+		}
 		var err error
 		list, err = tx.ListPendingPlacements(store.PendingQuery{Unplaced: true, After: after}, placeBatch)
 		if err != nil {
@@ -118,10 +128,13 @@ type snapshot struct {
 
 // place decides where p goes and applies the decision: a new ACTIVATING
 // session on a claimed process, recorded as p's provisional session.
-// Before the first claim the placement is read again, locked, so placers
-// on several nodes never place it twice. It answers nil when no candidate
-// has a free process, when the placement was placed or ended meanwhile,
-// or when it is due to time out (the timer ends it).
+// p is as the job's pending list read it, unlocked: the store guards its
+// write on the placement being still PENDING without a game session, so
+// that one that another node stopped, timed out, failed with its queue or
+// placed meanwhile is not written, and the job, the claim and the session
+// with it, fails and runs again from the store. It answers nil when no
+// candidate has a free process, or when it is due to time out (the timer
+// ends it).
 func (sn *snapshot) place(p *game.Placement) (*placed, error) {
 	if !sn.now.Before(p.Deadline) {
 		return nil, nil
@@ -134,7 +147,6 @@ func (sn *snapshot) place(p *game.Placement) (*placed, error) {
 	if err != nil {
 		return nil, err
 	}
-	locked := false
 	req := placement.Request{Latencies: p.Latencies, Policies: q.LatencyPolicies, PriorityOrder: q.PriorityOrder,
 		LocationOrder: q.LocationOrder, AllowedLocations: q.AllowedLocations, Override: p.Override, Start: p.StartTime}
 	ranked := placement.Rank(cands, req, sn.now)
@@ -166,15 +178,6 @@ func (sn *snapshot) place(p *game.Placement) (*placed, error) {
 			// ranking), and is woken to.
 			sn.s.ctl.WakeOwner(c.FleetID)
 			return nil, nil
-		}
-		if !locked {
-			if p, err = sn.tx.GetPlacement(p.ID); err != nil {
-				return nil, err
-			}
-			if p.Status != game.PlacementPending || p.GameSessionID != "" {
-				return nil, nil
-			}
-			locked = true
 		}
 		pl, err := sn.claim(p, sn.fleets[c.FleetID], c.Location)
 		if err != nil || pl != nil {

@@ -24,3 +24,13 @@ var StoredPlacement, PlacementDocID = storedPlacement, placementDocID
 
 // ClaimAtVersion is the claim of a free process from memory (freeprocs.go).
 const ClaimAtVersion = claimAtVersion
+
+// ErrPlacementMoved is errPlacementMoved (placed.go).
+var ErrPlacementMoved = errPlacementMoved
+
+// ExecInTx runs q in tx's transaction, now, as another writer's statement
+// would have run before it.
+func ExecInTx(tx store.Tx, q string, args ...any) error {
+	_, err := tx.(*Tx).exec(q, args...)
+	return err
+}

@@ -64,17 +64,19 @@ type placedNote struct {
 // placedTx is what a write transaction knows of placed placements: the
 // running job's notes, those of the batch's jobs that succeeded, the
 // placements written in the batch (by any job, the failed included), and
-// the game session of each placement the running job read from memory.
+// the game session ("" for none) of each placement the running job read
+// without locking its row: from memory, or listed (ListPendingPlacements).
 type placedTx struct {
 	job, batch []placedNote
 	written    map[string]bool
 	known      map[string]string
 }
 
-// errPlacementMoved fails a write of a placement read from memory that
-// the store's row no longer matches: another node ended it (its queue was
-// deleted). The batch is run again, and reads the store.
-var errPlacementMoved = errors.New("game session placement changed in the store but not in memory")
+// errPlacementMoved fails a write of a placement read without its lock
+// (from memory, or listed) that the store's row no longer matches:
+// another node ended it (stopped it, timed it out, deleted its queue) or
+// placed it. The batch is run again, and reads the store.
+var errPlacementMoved = errors.New("game session placement changed in the store since it was read")
 
 // retryable reports a failure after which the whole transaction may be
 // run again.
@@ -214,9 +216,52 @@ func (t *Tx) memoryPlacement(gameSessionID string) (*game.Placement, bool, error
 	return p, true, nil
 }
 
+// Placements listed without a lock. The placer places the PENDING
+// placements its job listed (ListPendingPlacements, which locks nothing)
+// without reading each again under its row lock, which cost a round trip
+// per placement on the committer. Placements are any node's to write
+// (StopGameSessionPlacement, a queue's deletion, the timeout sweep, the
+// placer of another node's fleet), so the write of a listed placement is
+// guarded on what the list read, as a placed placement's from memory is:
+// WHERE status = 'PENDING' AND game_session_id = ?. That is enough to
+// tell the row unchanged: a PENDING placement's row changes only by being
+// placed (its game session set, a new id each time), by its end (no
+// longer PENDING), or by its return to be placed again after its session
+// failed to activate, which clears every field that placing set, leaving
+// the document as it was inserted (placed fields are all the placer
+// writes; PlacedPlayers is written at the end only). So a row that still
+// matches holds the document the list read, and an update matching no
+// row fails the job (errPlacementMoved): the batch runs again, lists
+// again, and the stopped or placed placement is no longer among those
+// listed. On PostgreSQL (READ COMMITTED) an update that meets a row
+// another transaction is writing waits for it and tests its WHERE on the
+// row as committed; once the update matched, its row lock is held to the
+// commit, as the SELECT … FOR UPDATE's was, so a stop waits for the
+// placement to be placed and then refuses it. On SQLite nothing else
+// writes while the job runs, and the guard always matches.
+
+// readUnlocked notes that the running job read p without locking its row
+// (listed): its next write is guarded on what was read.
+func (t *Tx) readUnlocked(p *game.Placement) {
+	if !t.writable || p.Status != game.PlacementPending {
+		return
+	}
+	if t.placed.known == nil {
+		t.placed.known = map[string]string{}
+	}
+	t.placed.known[p.ID] = p.GameSessionID
+}
+
+// readLocked notes that the running job holds placement id's row as it
+// is now (read under its lock, or written): its next write needs no
+// guard.
+func (t *Tx) readLocked(id string) {
+	delete(t.placed.known, id)
+}
+
 // placedGuard is the condition, and its arguments, that a write of p
-// read from memory adds to its WHERE, and what its miss means; q is ""
-// for a placement read from the store.
+// read without its lock (from memory, or listed) adds to its WHERE, and
+// what its miss means; q is "" for a placement read under its lock.
 func (t *Tx) placedGuard(p *game.Placement) (q string, args []any, miss func() error) {
 	gs, ok := t.placed.known[p.ID]
 	if !ok {

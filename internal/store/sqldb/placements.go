@@ -39,6 +39,8 @@ func (t *Tx) scanPlacement(sc interface{ Scan(...any) error }) (*game.Placement,
 }
 
 func (t *Tx) GetPlacement(id string) (*game.Placement, error) {
+	// Read under its lock: its next write needs no guard (placed.go).
+	t.readLocked(id)
 	p, err := t.scanPlacement(t.queryRow(`SELECT doc FROM placements WHERE id = ?`+t.lock(), id))
 	if errNoRows(err) {
 		return nil, game.Errorf(game.NotFound, "game session placement %s not found", id)
@@ -55,8 +57,8 @@ func (t *Tx) UpdatePlacement(p *game.Placement) error {
 		return game.Errorf(game.NotFound, "game session placement %s not found", p.ID)
 	}
 	args := []any{p.Status, p.GameSessionID, store.Millis(p.Deadline), endedMillis(p), string(doc), p.ID}
-	// A placement read from memory is written only as memory knows it
-	// (placed.go).
+	// A placement read from memory, or listed without a lock, is written
+	// only as it was read (placed.go).
 	guard, guardArgs, moved := t.placedGuard(p)
 	if moved != nil {
 		miss = moved
@@ -66,6 +68,7 @@ func (t *Tx) UpdatePlacement(p *game.Placement) error {
 	if err == nil {
 		t.wrotePlacement(p, doc)
 		t.notePlacement(p)
+		t.readLocked(p.ID) // the write holds the row's lock now
 	}
 	return err
 }
@@ -131,6 +134,7 @@ func (t *Tx) ListPendingPlacements(q store.PendingQuery, max int) ([]*game.Place
 		p, err := t.scanPlacement(r)
 		if err == nil {
 			out = append(out, p)
+			t.readUnlocked(p)
 		}
 		return err
 	}, sqlq, args...)
