@@ -3,6 +3,7 @@ package sqldb
 import (
 	"database/sql"
 	"encoding/json"
+	"strings"
 
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/store"
@@ -130,6 +131,34 @@ func (t *Tx) ListPendingPlacements(q store.PendingQuery, max int) ([]*game.Place
 	sqlq += ` ORDER BY started, id LIMIT ?`
 	args = append(args, max)
 	var out []*game.Placement
+	if q.Unplaced && t.conn != nil && t.docs != nil {
+		// The placer's list, pipelined: each placement's queue, which the
+		// placer reads next, comes in the same statement, locked as
+		// GetQueue locks it, and is kept for GetQueue (docs.go), instead
+		// of a round trip per queue. Only for the placements listed:
+		// the LIMIT is applied first.
+		sqlq = `SELECT p.doc, q.name, q.doc FROM (` + strings.Replace(sqlq, `SELECT doc FROM`, `SELECT doc, queue, started, id FROM`, 1) + `) p
+			LEFT JOIN LATERAL (SELECT name, doc FROM game_session_queues WHERE name = p.queue FOR SHARE) q ON true
+			ORDER BY p.started, p.id`
+		err := t.each(func(r Row) error {
+			var doc string
+			var queue, queueDoc sql.NullString
+			if err := r.Scan(&doc, &queue, &queueDoc); err != nil {
+				return err
+			}
+			p, err := t.readPlacement(doc)
+			if err != nil {
+				return err
+			}
+			if queue.Valid {
+				t.docs["queue\x00"+queue.String] = queueDoc.String
+			}
+			out = append(out, p)
+			t.readUnlocked(p)
+			return nil
+		}, sqlq, args...)
+		return out, err
+	}
 	err := t.each(func(r Row) error {
 		p, err := t.scanPlacement(r)
 		if err == nil {
