@@ -43,6 +43,9 @@ func TestListedPlacementChangedBeforeItsWriteIsNotPlaced(t *testing.T) {
 				pl1, pl2 := testPlacement("pl-1"), testPlacement("pl-2")
 				pl2.StartTime = pl1.StartTime.Add(time.Millisecond)
 				w.update(func(tx store.Tx) error {
+					if err := tx.InsertQueue(&game.Queue{Name: "q", ARN: "arn:q", TimeoutSeconds: 60}); err != nil {
+						return err
+					}
 					if err := tx.InsertPlacement(pl1); err != nil {
 						return err
 					}
@@ -55,6 +58,11 @@ func TestListedPlacementChangedBeforeItsWriteIsNotPlaced(t *testing.T) {
 					list, err := tx.ListPendingPlacements(store.PendingQuery{Unplaced: true}, 10)
 					if err != nil {
 						return err
+					}
+					// The queue the list brought along (PostgreSQL) is
+					// the queue as stored.
+					if q, err := tx.GetQueue("q"); err != nil || q.ARN != "arn:q" || q.TimeoutSeconds != 60 {
+						t.Errorf("the listed placements' queue read %+v, %v", q, err)
 					}
 					if attempts == 1 || name == "sqlite" {
 						if len(list) != 2 || list[0].ID != "pl-1" {
