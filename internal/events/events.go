@@ -169,6 +169,11 @@ func (s *Service) Step(ctx context.Context) bool {
 	s.hooks.deliverAll(ctx, ds)
 	if now := s.cfg.Now(); now.Sub(s.lastPrune) >= s.cfg.PruneEvery {
 		s.lastPrune = now
+		// The sweep keeps what is behind the cursor: first the cursor up
+		// to what the deliverer passed over.
+		if err := s.hooks.settle(ctx); err != nil && ctx.Err() == nil {
+			s.cfg.Log.Warn("events: moving the webhook cursor failed", "err", err)
+		}
 		if _, err := s.Prune(ctx); err != nil && ctx.Err() == nil {
 			s.cfg.Log.Warn("events: retention sweep failed", "err", err)
 		}

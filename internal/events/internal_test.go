@@ -122,6 +122,72 @@ func TestSkippedTargetLoggedOnce(t *testing.T) {
 	}
 }
 
+// The deliverer reads before it writes (webhook.go): notifications
+// without a webhook are passed over in memory, and the stored cursor
+// follows them only now and then (or before a retention sweep); one with
+// a webhook gets its delivery and takes the cursor past it at once.
+func TestDelivererWritesTheCursorNowAndThen(t *testing.T) {
+	st := openSQLite(t)
+	clock := time.Unix(1_000_000, 0)
+	s := New(st, Config{Log: slog.New(slog.DiscardHandler), Now: func() time.Time { return clock },
+		PruneEvery: time.Hour, Webhook: WebhookConfig{Timeout: time.Second}})
+	ctx := context.Background()
+	cursor := func() int64 {
+		t.Helper()
+		var c int64
+		if err := st.View(ctx, func(tx store.Tx) (err error) { c, err = tx.WebhookCursor(); return err }); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	var last *game.Notification
+	for range 3 {
+		last = add(t, st, "T", "")
+	}
+	s.Step(ctx) // the first: the cursor follows at once
+	if c := cursor(); c != last.Seq {
+		t.Fatalf("cursor %d after the first step, want %d", c, last.Seq)
+	}
+	first := last
+	for range 5 {
+		last = add(t, st, "T", "")
+	}
+	s.Step(ctx)
+	if c := cursor(); c != first.Seq {
+		t.Errorf("cursor %d after passing over 5 notifications, want it left at %d", c, first.Seq)
+	}
+	clock = clock.Add(cursorAge)
+	s.Step(ctx)
+	if c := cursor(); c != last.Seq {
+		t.Errorf("cursor %d once %v passed, want %d", c, cursorAge, last.Seq)
+	}
+	add(t, st, "T", "")
+	hook := add(t, st, "T", "http://127.0.0.1:9/hook")
+	s.Step(ctx)
+	if c := cursor(); c != hook.Seq {
+		t.Errorf("cursor %d after a webhook's notification, want %d", c, hook.Seq)
+	}
+	err := st.View(ctx, func(tx store.Tx) error {
+		d, err := tx.GetWebhookDelivery(hook.Seq)
+		if err == nil && (d.Target != hook.Target || d.Attempts != 1) {
+			t.Errorf("delivery %+v, want one attempt to %s", d, hook.Target)
+		}
+		return err
+	})
+	if err != nil {
+		t.Errorf("the webhook's delivery: %v", err)
+	}
+	for range 4 {
+		last = add(t, st, "T", "")
+	}
+	s.Step(ctx)
+	clock = clock.Add(time.Hour) // the cursor follows; and a retention sweep, which keeps what is behind it, is due
+	s.Step(ctx)
+	if c := cursor(); c != last.Seq {
+		t.Errorf("cursor %d after the sweep, want %d", c, last.Seq)
+	}
+}
+
 func TestDelay(t *testing.T) {
 	c := WebhookConfig{Backoff: time.Second, MaxBackoff: 10 * time.Second}
 	want := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 10 * time.Second, 10 * time.Second}

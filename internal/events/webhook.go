@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/store"
 )
 
@@ -103,7 +104,32 @@ type deliverer struct {
 	// only when there is a webhook to send, so a setup without webhooks
 	// (anylift dev) stays quiet.
 	unsigned sync.Once
+	// scanned is the outbox Seq up to which this deliverer has read the
+	// notifications after the stored cursor and found no webhook among
+	// them; advanced is when it last moved the stored cursor up to it
+	// (enqueue). Only the deliver loop (Step) touches them.
+	scanned  int64
+	advanced time.Time
 }
+
+// The deliverer reads before it writes. On a store whose writes go
+// through one committer (SQLite, an owning node on PostgreSQL), each of
+// its write transactions is a batch of the committer's, with its round
+// trips and its commit, taken from the writes of the game: ran at every
+// step, even with no webhook configured, the deliverer's enqueue and
+// claim were 17 % of an owning node's committer time in a queue placement
+// benchmark. So a step first reads, in read transactions, the
+// notifications after the cursor and whether a delivery is due, and
+// writes only for what the reads found: deliveries to add, deliveries to
+// claim. Notifications without a webhook are passed over in memory
+// (scanned); the stored cursor is moved up to them only now and then
+// (cursorLag, cursorAge, and before each retention sweep, which keeps
+// what is behind the cursor): a restart reads them again and finds, as
+// before, nothing to deliver.
+const (
+	cursorLag = 1000            // notifications passed over before the cursor is written
+	cursorAge = 2 * time.Second // or this long since it was last written
+)
 
 // isWebhook reports whether target is a URL this node can POST to.
 func isWebhook(target string) bool {
@@ -114,15 +140,54 @@ func isWebhook(target string) bool {
 // enqueue turns the notifications after the webhook cursor into pending
 // deliveries; more reports a full page.
 func (d *deliverer) enqueue(ctx context.Context) (more bool, err error) {
-	var skip []string
 	now := d.now()
+	var cur int64
+	var page []*game.Notification
+	err = d.st.View(ctx, func(tx store.Tx) error {
+		var err error
+		if cur, err = tx.WebhookCursor(); err != nil {
+			return err
+		}
+		page, err = tx.ListNotifications(max(cur, d.scanned), pageSize)
+		return err
+	})
+	if err != nil {
+		return false, err
+	}
+	if len(page) == 0 {
+		if d.scanned > cur && now.Sub(d.advanced) >= cursorAge {
+			return false, d.settle(ctx)
+		}
+		return false, nil
+	}
+	var skip []string
+	hooks := false
+	for _, n := range page {
+		switch {
+		case isWebhook(n.Target):
+			hooks = true
+		case n.Target != "":
+			skip = append(skip, n.Target)
+		}
+	}
+	if !hooks {
+		d.logSkipped(skip)
+		d.scanned = page[len(page)-1].Seq
+		more = len(page) == pageSize
+		if d.scanned-cur < cursorLag && now.Sub(d.advanced) < cursorAge {
+			return more, nil
+		}
+		return more, d.settle(ctx)
+	}
 	err = d.st.Update(ctx, func(tx store.Tx) error {
 		skip = skip[:0]
 		cur, err := tx.WebhookCursor()
 		if err != nil {
 			return err
 		}
-		page, err := tx.ListNotifications(cur, pageSize)
+		// What this deliverer passed over after the cursor held no
+		// webhook: the cursor moves over it with this page.
+		page, err := tx.ListNotifications(max(cur, d.scanned), pageSize)
 		if err != nil || len(page) == 0 {
 			more = false
 			return err
@@ -149,6 +214,37 @@ func (d *deliverer) enqueue(ctx context.Context) (more bool, err error) {
 	return more, err
 }
 
+// settle moves the stored cursor up to what this deliverer has passed
+// over (scanned), unless it stands there or beyond already.
+func (d *deliverer) settle(ctx context.Context) error {
+	cur := int64(-1)
+	if d.scanned > 0 {
+		if err := d.st.View(ctx, func(tx store.Tx) (err error) {
+			cur, err = tx.WebhookCursor()
+			return err
+		}); err != nil {
+			return err
+		}
+	}
+	if cur < 0 || cur >= d.scanned {
+		return nil
+	}
+	err := d.st.Update(ctx, func(tx store.Tx) error {
+		cur, err := tx.WebhookCursor()
+		if err != nil || cur >= d.scanned {
+			return err
+		}
+		// Another node may have moved it meanwhile, to where this one
+		// had not read yet: then it is left as it is.
+		_, err = tx.AdvanceWebhookCursor(cur, d.scanned)
+		return err
+	})
+	if err == nil {
+		d.advanced = d.now()
+	}
+	return err
+}
+
 // logSkipped logs each target that is not a webhook once per node: SNS
 // topics are for GameLift itself, not deliverable from here.
 func (d *deliverer) logSkipped(targets []string) {
@@ -170,6 +266,13 @@ func (d *deliverer) logSkipped(targets []string) {
 // claim leases the due deliveries to this node.
 func (d *deliverer) claim(ctx context.Context) ([]*store.WebhookDelivery, error) {
 	now := d.now()
+	var due bool
+	if err := d.st.View(ctx, func(tx store.Tx) (err error) {
+		due, err = tx.WebhookDeliveriesDue(now)
+		return err
+	}); err != nil || !due {
+		return nil, err
+	}
 	lease := now.Add(d.cfg.Timeout + 30*time.Second)
 	var ds []*store.WebhookDelivery
 	err := d.st.Update(ctx, func(tx store.Tx) (err error) {

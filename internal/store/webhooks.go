@@ -48,6 +48,10 @@ type WebhookTx interface {
 	// AddWebhookDelivery stores d as pending unless a delivery for d.Seq
 	// exists (then it does nothing).
 	AddWebhookDelivery(d *WebhookDelivery) error
+	// WebhookDeliveriesDue reports whether a pending delivery is due at
+	// now with its lease run out: whether ClaimWebhookDeliveries would
+	// claim one. It reads only, so a read transaction may ask it.
+	WebhookDeliveriesDue(now time.Time) (bool, error)
 	// ClaimWebhookDeliveries leases to owner, until leaseUntil, up to limit
 	// pending deliveries due at now whose lease has run out, and returns
 	// them with their notifications, earliest due first.

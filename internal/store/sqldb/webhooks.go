@@ -61,6 +61,17 @@ func (t *Tx) ClaimWebhookDeliveries(owner string, now, leaseUntil time.Time, lim
 	return out, nil
 }
 
+// WebhookDeliveriesDue implements store.WebhookTx.
+func (t *Tx) WebhookDeliveriesDue(now time.Time) (bool, error) {
+	nowMs := store.Millis(now)
+	var one int
+	err := t.queryRow(`SELECT 1 FROM webhook_deliveries WHERE state = 0 AND next_at <= ? AND lease_until <= ? LIMIT 1`, nowMs, nowMs).Scan(&one)
+	if errNoRows(err) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
 // FinishWebhookAttempt implements store.WebhookTx.
 func (t *Tx) FinishWebhookAttempt(d *store.WebhookDelivery, owner string) (bool, error) {
 	res, err := t.exec(`UPDATE webhook_deliveries

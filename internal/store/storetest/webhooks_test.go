@@ -43,6 +43,17 @@ func TestWebhookDeliveries(t *testing.T) {
 			}
 			return err
 		})
+		due := func(at time.Time, want bool) {
+			t.Helper()
+			View(t, st, func(tx store.Tx) error {
+				got, err := tx.WebhookDeliveriesDue(at)
+				if err == nil && got != want {
+					t.Errorf("deliveries due at %v: %v, want %v", at.Sub(t0), got, want)
+				}
+				return err
+			})
+		}
+		due(t0, true)
 		var claimed []*store.WebhookDelivery
 		Update(t, st, func(tx store.Tx) (err error) {
 			claimed, err = tx.ClaimWebhookDeliveries("a", t0, t0.Add(time.Minute), 10)
@@ -53,6 +64,7 @@ func TestWebhookDeliveries(t *testing.T) {
 			t.Fatalf("claimed %+v", claimed)
 		}
 		// Leased: nobody else may claim them until the lease runs out.
+		due(t0.Add(30*time.Second), false)
 		Update(t, st, func(tx store.Tx) error {
 			again, err := tx.ClaimWebhookDeliveries("b", t0.Add(30*time.Second), t0.Add(time.Minute), 10)
 			if len(again) != 0 {
@@ -86,6 +98,8 @@ func TestWebhookDeliveries(t *testing.T) {
 			return nil
 		})
 		// Not due before its next attempt.
+		due(t0.Add(time.Minute), false)
+		due(t0.Add(2*time.Minute), true)
 		Update(t, st, func(tx store.Tx) error {
 			got, err := tx.ClaimWebhookDeliveries("b", t0.Add(time.Minute), t0.Add(2*time.Minute), 10)
 			if len(got) != 0 {
