@@ -24,8 +24,13 @@ func pipeline(ctx context.Context, driverConn any, stmts []sqldb.Statement) (int
 	b := &pgx.Batch{}
 	for _, s := range stmts {
 		if s.Guard {
-			// No row changed: a division by zero stops the pipeline here.
-			b.Queue("WITH w AS ("+s.Query+" RETURNING 1) SELECT 1 / count(*) FROM w", s.Args...)
+			// No row changed (or selected): a division by zero stops the
+			// pipeline here.
+			q := s.Query
+			if !s.Selects {
+				q += " RETURNING 1"
+			}
+			b.Queue("WITH w AS ("+q+") SELECT 1 / count(*) FROM w", s.Args...)
 			continue
 		}
 		b.Queue(s.Query, s.Args...)

@@ -140,9 +140,19 @@ func (db *DB) tryBatch(batch []*job, retry bool) bool {
 	var committed bool
 	var commitErr error
 	for i, j := range batch {
-		t.changes = t.changes[:0]
-		committed, commitErr, results[i] = runSavepointOnce(ctx, t, j.fn, i == len(batch)-1)
-		t.jobEnded(results[i] == nil)
+		for again := false; ; again = true {
+			t.changes = t.changes[:0]
+			committed, commitErr, results[i] = runSavepointOnce(ctx, t, j.fn, i == len(batch)-1)
+			t.jobEnded(results[i] == nil)
+			// A queue taken as last read that its guard found changed
+			// (queues.go): the job, undone, runs once more reading its
+			// queues from the store.
+			if again || commitErr != nil || !queueMoved(results[i]) {
+				break
+			}
+			t.storeQueues = true
+		}
+		t.storeQueues = false
 		if results[i] != nil && retry && db.retryable(results[i]) {
 			rollback()
 			t.placedCommitted(false)

@@ -314,6 +314,9 @@ type Tx struct {
 	// wroteRecords: this transaction wrote a fleet, a compute or a queue.
 	docs         map[string]string
 	wroteRecords bool
+	// storeQueues: the running job reads queues from the store, not as
+	// last read (queues.go): it runs again after its guard failed.
+	storeQueues bool
 	// feed: note changes for the commit hook (feed.go) in changes.
 	feed    bool
 	changes []store.Change

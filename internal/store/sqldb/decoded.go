@@ -40,6 +40,18 @@ func (k *decodedDocs[T]) get(key, doc string) *T {
 	return k.clone(e.v)
 }
 
+// latest returns the document kept under key and a copy of its record,
+// or "", nil.
+func (k *decodedDocs[T]) latest(key string) (string, *T) {
+	k.mu.Lock()
+	e, ok := k.m[key]
+	k.mu.Unlock()
+	if !ok {
+		return "", nil
+	}
+	return e.doc, k.clone(e.v)
+}
+
 // put keeps a copy of v, decoded from doc, under key.
 func (k *decodedDocs[T]) put(key, doc string, v *T) { k.keep(key, doc, k.clone(v)) }
 

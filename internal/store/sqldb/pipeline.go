@@ -36,6 +36,9 @@ type Statement struct {
 	// stopping the pipeline there (and what follows, a COMMIT say), and
 	// is reported as ErrUnchanged.
 	Guard bool
+	// Selects, with Guard: the statement is a query (SELECT … FOR
+	// SHARE, say), whose rows count as the rows a write changes.
+	Selects bool
 }
 
 // ErrUnchanged is a guarded write's failure (Statement.Guard).
@@ -62,6 +65,7 @@ type queued struct {
 	check   func(n int64, err error) error
 	guarded bool // the job fails if it changes no row
 	judged  bool // check may fail the job on the answer alone
+	selects bool // guarded, and a query: its rows count as changed
 }
 
 // later runs q now, or queues it when the transaction pipelines, and
@@ -150,7 +154,7 @@ func (t *Tx) send(last *Statement, commit bool) (committed bool, err error) {
 		case p.scan != nil:
 			stmts = append(stmts, Statement{Query: p.q, Args: p.args, Scan: p.scan})
 		default:
-			stmts = append(stmts, Statement{Query: p.q, Args: p.args, Affected: &counts[i], Guard: commit && p.guarded})
+			stmts = append(stmts, Statement{Query: p.q, Args: p.args, Affected: &counts[i], Guard: commit && p.guarded, Selects: p.selects})
 		}
 	}
 	if last != nil {

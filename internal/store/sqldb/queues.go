@@ -2,6 +2,8 @@ package sqldb
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/store"
@@ -17,6 +19,7 @@ func (t *Tx) InsertQueue(q *game.Queue) error {
 		return err
 	}
 	t.wroteDocs()
+	t.db.queueDocs.drop(q.Name)
 	_, err = t.exec(`INSERT INTO game_session_queues (name, created, doc) VALUES (?, ?, ?)`,
 		q.Name, store.Millis(q.CreationTime), string(doc))
 	if t.isUnique(err) {
@@ -25,7 +28,67 @@ func (t *Tx) InsertQueue(q *game.Queue) error {
 	return err
 }
 
+// A queue is any node's to change or delete (UpdateGameSessionQueue and
+// DeleteGameSessionQueue are fenced by no fleet), so a write transaction
+// on PostgreSQL reads it FOR SHARE: the change waits for the reader's
+// commit, and the reader's decisions (a placement's deadline, its event's
+// target) stand on the definition that is current when it commits.
+//
+// A grouped, pipelined transaction (an owning node's committer) need not
+// spend a round trip on that read: it takes the queue as this store last
+// read it (queueDocs, any transaction's read) and queues, for the job's
+// next round trip, the same lock guarded on that same document:
+//
+//	SELECT 1 FROM game_session_queues WHERE name = ? AND doc = ? FOR SHARE
+//
+// It reaches the database ahead of every statement the job sends after
+// the read, so the row is share-locked before any write that depends on
+// it, as the read locked it. A queue changed or deleted since it was last
+// read (by another node, or by an earlier job of the batch) selects
+// nothing; PostgreSQL rechecks the condition against the newest version
+// when it waited for a writer. The guard then fails the job with
+// errQueueMoved: the job is undone to its savepoint and run once more
+// (batch.go), now reading its queues from the store. An unknown queue is
+// never taken as last read: it is read, and answers NotFound. Within a
+// batch, a queue read once (or guarded once) is not read again
+// (docs.go).
+
+// errQueueMoved fails a job whose queue, as last read, is no longer the
+// store's: the job runs again, reading it from the store.
+var errQueueMoved = errors.New("game session queue changed since it was last read")
+
+// queueMoved reports a job to run again reading its queues from the store.
+func queueMoved(err error) bool { return errors.Is(err, errQueueMoved) }
+
+// keptQueue answers GetQueue as last read, with its guard queued (see
+// above); nil when the store must.
+func (t *Tx) keptQueue(key, name string) *game.Queue {
+	if t.conn == nil || !t.writable || t.storeQueues || t.docs == nil {
+		return nil
+	}
+	if _, ok := t.docs[key]; ok {
+		return nil // read in this batch: readDoc answers
+	}
+	doc, q := t.db.queueDocs.latest(name)
+	if q == nil {
+		return nil
+	}
+	t.queue(queued{q: t.db.rebind(`SELECT 1 FROM game_session_queues WHERE name = ? AND doc = ? FOR SHARE`), args: []any{name, doc},
+		guarded: true, selects: true, check: func(n int64, err error) error {
+			if err == nil && n == 0 {
+				t.db.queueDocs.drop(name)
+				return fmt.Errorf("game session queue %s: %w", name, errQueueMoved)
+			}
+			return err
+		}})
+	t.docs[key] = doc
+	return q
+}
+
 func (t *Tx) GetQueue(name string) (*game.Queue, error) {
+	if q := t.keptQueue("queue\x00"+name, name); q != nil {
+		return q, nil
+	}
 	doc, err := t.readDoc("queue\x00"+name, `SELECT doc FROM game_session_queues WHERE name = ?`+t.lockShared(), name)
 	if errNoRows(err) {
 		return nil, game.Errorf(game.NotFound, "game session queue %s not found", name)
@@ -50,12 +113,14 @@ func (t *Tx) UpdateQueue(q *game.Queue) error {
 		return err
 	}
 	t.wroteDocs()
+	t.db.queueDocs.drop(q.Name)
 	res, err := t.exec(`UPDATE game_session_queues SET doc = ? WHERE name = ?`, string(doc), q.Name)
 	return requireRow(res, err, "game session queue %s not found", q.Name)
 }
 
 func (t *Tx) DeleteQueue(name string) error {
 	t.wroteDocs()
+	t.db.queueDocs.drop(name)
 	res, err := t.exec(`DELETE FROM game_session_queues WHERE name = ?`, name)
 	return requireRow(res, err, "game session queue %s not found", name)
 }
