@@ -66,6 +66,9 @@ type queued struct {
 	guarded bool // the job fails if it changes no row
 	judged  bool // check may fail the job on the answer alone
 	selects bool // guarded, and a query: its rows count as changed
+	// queueGuard: the guard of a queue taken as last read, by name, and
+	// the document it holds the queue to (queues.go).
+	queueGuard, queueDoc string
 }
 
 // later runs q now, or queues it when the transaction pipelines, and

@@ -14,6 +14,9 @@ func (t *Tx) InsertPlacement(p *game.Placement) error {
 	if err != nil {
 		return err
 	}
+	if doc0, ok := t.takeQueueGuard(p.QueueName); ok {
+		return t.insertGuardedPlacement(p, doc, doc0)
+	}
 	// ON CONFLICT rather than a unique violation, which would end a
 	// PostgreSQL transaction: the caller may read the placement there.
 	res, err := t.exec(`INSERT INTO placements (id, queue, status, game_session_id, started, deadline, ended, doc) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -24,6 +27,35 @@ func (t *Tx) InsertPlacement(p *game.Placement) error {
 		return game.Errorf(game.Conflict, "game session placement %s already exists", p.ID)
 	}
 	if err == nil {
+		t.wrotePlacement(p, doc)
+	}
+	return err
+}
+
+// insertGuardedPlacement is InsertPlacement on a queue taken as last
+// read, as queueDoc, whose guard was the job's last statement queued
+// (queues.go): one statement locks the queue as the guard would and
+// inserts the placement only if the queue is still that document,
+// answering both.
+func (t *Tx) insertGuardedPlacement(p *game.Placement, doc []byte, queueDoc string) error {
+	var guarded, inserted int64
+	err := t.queryRow(`WITH g AS (SELECT 1 FROM game_session_queues WHERE name = ? AND doc = ? FOR SHARE),
+		i AS (INSERT INTO placements (id, queue, status, game_session_id, started, deadline, ended, doc)
+			SELECT ?, ?, ?, ?, ?, ?, ?, ? FROM g ON CONFLICT (id) DO NOTHING RETURNING 1)
+		SELECT (SELECT count(*) FROM g), (SELECT count(*) FROM i)`,
+		p.QueueName, queueDoc,
+		p.ID, p.QueueName, p.Status, p.GameSessionID, store.Millis(p.StartTime), store.Millis(p.Deadline), endedMillis(p), string(doc)).Scan(&guarded, &inserted)
+	switch {
+	case err != nil:
+	case guarded == 0:
+		// The failure is the job's, whatever it makes of it.
+		err = t.queueMoved(p.QueueName)
+		if t.failed == nil {
+			t.failed = err
+		}
+	case inserted == 0:
+		err = game.Errorf(game.Conflict, "game session placement %s already exists", p.ID)
+	default:
 		t.wrotePlacement(p, doc)
 	}
 	return err

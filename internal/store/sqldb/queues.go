@@ -73,16 +73,35 @@ func (t *Tx) keptQueue(key, name string) *game.Queue {
 	if q == nil {
 		return nil
 	}
-	t.queue(queued{q: t.db.rebind(`SELECT 1 FROM game_session_queues WHERE name = ? AND doc = ? FOR SHARE`), args: []any{name, doc},
-		guarded: true, selects: true, check: func(n int64, err error) error {
+	t.queue(queued{q: `SELECT 1 FROM game_session_queues WHERE name = ? AND doc = ? FOR SHARE`, args: []any{name, doc},
+		guarded: true, selects: true, queueGuard: name, queueDoc: doc, check: func(n int64, err error) error {
 			if err == nil && n == 0 {
-				t.db.queueDocs.drop(name)
-				return fmt.Errorf("game session queue %s: %w", name, errQueueMoved)
+				return t.queueMoved(name)
 			}
 			return err
 		}})
 	t.docs[key] = doc
 	return q
+}
+
+// queueMoved is the failure of queue name's guard.
+func (t *Tx) queueMoved(name string) error {
+	t.db.queueDocs.drop(name)
+	return fmt.Errorf("game session queue %s: %w", name, errQueueMoved)
+}
+
+// takeQueueGuard takes queue name's guard off the pipeline when it is the
+// last statement queued, for the caller to run it in a statement of its
+// own (InsertPlacement): nothing queued after it waits for its lock. It
+// answers the document the guard holds the queue to.
+func (t *Tx) takeQueueGuard(name string) (doc string, ok bool) {
+	n := len(t.pipe)
+	if n == 0 || t.pipe[n-1].queueGuard != name || name == "" {
+		return "", false
+	}
+	doc = t.pipe[n-1].queueDoc
+	t.pipe = t.pipe[:n-1]
+	return doc, true
 }
 
 func (t *Tx) GetQueue(name string) (*game.Queue, error) {
