@@ -227,3 +227,73 @@ func endOn(tx store.Tx, id string, seen *[]string) error {
 	p.Status = game.PlacementFulfilled
 	return tx.UpdatePlacement(p)
 }
+
+// On PostgreSQL another node's change of the queue may be running, not
+// yet committed, as the job sends its guard: the guard waits for it, as
+// the read FOR SHARE did, and finds the row changed once it commits (or
+// gone once deleted). The job then runs again on the store's queue.
+func TestQueueChangedWhileItsGuardWaits(t *testing.T) {
+	for name, open := range memWorlds(t) {
+		if name != "postgres" {
+			continue // SQLite has one writer: no change can be in flight
+		}
+		for _, timeout := range []int{120, 0} {
+			t.Run(fmt.Sprintf("%s/timeout-%d", name, timeout), func(t *testing.T) {
+				w := queueWorld(t, open)
+				other, err := w.raw.Begin()
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer other.Rollback()
+				var pid int
+				if err := other.QueryRow(`SELECT pg_backend_pid()`).Scan(&pid); err != nil {
+					t.Fatal(err)
+				}
+				if timeout == 0 {
+					_, err = other.Exec(`DELETE FROM game_session_queues WHERE name = 'q'`)
+				} else {
+					doc, _ := json.Marshal(&game.Queue{Name: "q", ARN: "arn:q", TimeoutSeconds: timeout})
+					_, err = other.Exec(`UPDATE game_session_queues SET doc = $1 WHERE name = 'q'`, string(doc))
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				type outcome struct {
+					seen []string
+					err  error
+				}
+				done := make(chan outcome, 1)
+				go func() {
+					seen, err := w.start("pl-1")
+					done <- outcome{seen, err}
+				}()
+				// Wait until the job waits for the other writer's lock.
+				for blocked := false; !blocked; {
+					if err := w.raw.QueryRow(`SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid)))`, pid).Scan(&blocked); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := other.Commit(); err != nil {
+					t.Fatal(err)
+				}
+				got := <-done
+				if timeout == 0 {
+					if !game.IsKind(got.err, game.NotFound) || fmt.Sprint(got.seen) != "[60 none]" {
+						t.Fatalf("attempts saw %v, answered %v; want [60 none], NotFound", got.seen, got.err)
+					}
+					if n := w.placementCount(); n != 0 {
+						t.Fatalf("%d placements stored on a deleted queue", n)
+					}
+					return
+				}
+				if got.err != nil || fmt.Sprint(got.seen) != "[60 120]" {
+					t.Fatalf("attempts saw %v, answered %v; want [60 120]", got.seen, got.err)
+				}
+				p := w.storedPlacement("pl-1")
+				if d := p.Deadline.Sub(p.StartTime); d != 120*time.Second {
+					t.Fatalf("stored placement's deadline is %v after its start, want 120s", d)
+				}
+			})
+		}
+	}
+}
