@@ -246,6 +246,12 @@ func (s *Service) DeleteGameSessionQueue(ctx context.Context, in *wire.DeleteGam
 		if err != nil {
 			return err
 		}
+		// The row first: on PostgreSQL its delete waits for every start
+		// that holds the queue (FOR SHARE) to commit, and the list after
+		// it sees their placements.
+		if err := tx.DeleteQueue(q.Name); err != nil {
+			return err
+		}
 		for {
 			pending, err := tx.ListPendingPlacements(store.PendingQuery{Queue: q.Name}, 100)
 			if err != nil {
@@ -259,9 +265,6 @@ func (s *Service) DeleteGameSessionQueue(ctx context.Context, in *wire.DeleteGam
 					return err
 				}
 			}
-		}
-		if err := tx.DeleteQueue(q.Name); err != nil {
-			return err
 		}
 		return tx.DeleteAllTags(q.ARN)
 	})
