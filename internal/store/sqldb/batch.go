@@ -217,6 +217,13 @@ func runSavepointOnce(ctx context.Context, t *Tx, fn func(store.Tx) error, last 
 			return err
 		}, savepoint)
 		err := fn(t)
+		if err != nil && t.failed == nil && t.queueGuardQueued() {
+			// A refusal that may rest on a queue taken as last read
+			// stands only once the queue's guard passed (queues.go).
+			if ferr := t.flush(nil); queueMoved(ferr) {
+				err = ferr
+			}
+		}
 		if err == nil {
 			if len(t.pipe) == 1 && t.pipe[0].q == savepoint {
 				t.pipe = t.pipe[:0] // the savepoint alone: nothing to undo

@@ -53,6 +53,11 @@ func (t *Tx) InsertQueue(q *game.Queue) error {
 // batch, a queue read once (or guarded once) is not read again
 // (docs.go).
 
+// A job that fails after taking a queue as last read, its guard still
+// queued, sends it before its failure stands: a refusal made on a queue
+// that has changed since (a placement's override refused by the old
+// priority order, say) runs the job again instead.
+
 // errQueueMoved fails a job whose queue, as last read, is no longer the
 // store's: the job runs again, reading it from the store.
 var errQueueMoved = errors.New("game session queue changed since it was last read")
@@ -88,6 +93,16 @@ func (t *Tx) keptQueue(key, name string) *game.Queue {
 func (t *Tx) queueMoved(name string) error {
 	t.db.queueDocs.drop(name)
 	return fmt.Errorf("game session queue %s: %w", name, errQueueMoved)
+}
+
+// queueGuardQueued reports a queue's guard queued and not yet sent.
+func (t *Tx) queueGuardQueued() bool {
+	for _, p := range t.pipe {
+		if p.queueGuard != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // takeQueueGuard takes queue name's guard off the pipeline when it is the

@@ -297,3 +297,44 @@ func TestQueueChangedWhileItsGuardWaits(t *testing.T) {
 		}
 	}
 }
+
+// A job that refuses on what its queue says checks first that the queue
+// is still as last read: a refusal on a queue changed since runs the job
+// again, on the queue as stored.
+func TestRefusalOnQueueAsLastReadIsCheckedFirst(t *testing.T) {
+	for name, open := range memWorlds(t) {
+		t.Run(name, func(t *testing.T) {
+			w := queueWorld(t, open)
+			w.queueBehindBack(120)
+			var seen []string
+			err := w.db.Update(context.Background(), func(tx store.Tx) error {
+				q, err := tx.GetQueue("q")
+				if err != nil {
+					return err
+				}
+				seen = append(seen, fmt.Sprint(q.TimeoutSeconds))
+				if q.TimeoutSeconds != 120 {
+					return game.Errorf(game.InvalidRequest, "queue q has timeout %d", q.TimeoutSeconds)
+				}
+				return nil
+			})
+			want := map[string][]string{"postgres": {"60", "120"}, "sqlite": {"120"}}[name]
+			if err != nil || fmt.Sprint(seen) != fmt.Sprint(want) {
+				t.Fatalf("attempts saw %v, answered %v; want %v, no refusal", seen, err, want)
+			}
+			// Unchanged, the refusal stands after one attempt.
+			seen = nil
+			err = w.db.Update(context.Background(), func(tx store.Tx) error {
+				q, err := tx.GetQueue("q")
+				if err != nil {
+					return err
+				}
+				seen = append(seen, fmt.Sprint(q.TimeoutSeconds))
+				return game.Errorf(game.InvalidRequest, "refused")
+			})
+			if !game.IsKind(err, game.InvalidRequest) || fmt.Sprint(seen) != "[120]" {
+				t.Fatalf("attempts saw %v, answered %v; want one, InvalidRequest", seen, err)
+			}
+		})
+	}
+}
