@@ -217,7 +217,10 @@ func runSavepointOnce(ctx context.Context, t *Tx, fn func(store.Tx) error, last 
 			return err
 		}, savepoint)
 		err := fn(t)
-		if err != nil && t.failed == nil && t.queueGuardQueued() {
+		switch {
+		case err != nil && queueMoved(t.failed):
+			err = t.failed // whatever the job made of it: it runs again
+		case err != nil && t.failed == nil && t.queueGuardQueued():
 			// A refusal that may rest on a queue taken as last read
 			// stands only once the queue's guard passed (queues.go).
 			if ferr := t.flush(nil); queueMoved(ferr) {
