@@ -120,10 +120,11 @@ func (t *Tx) takeQueueGuard(name string) (doc string, ok bool) {
 }
 
 func (t *Tx) GetQueue(name string) (*game.Queue, error) {
-	if q := t.keptQueue("queue\x00"+name, name); q != nil {
+	key := "queue\x00" + name
+	if q := t.keptQueue(key, name); q != nil {
 		return q, nil
 	}
-	doc, err := t.readDoc("queue\x00"+name, `SELECT doc FROM game_session_queues WHERE name = ?`+t.lockShared(), name)
+	doc, err := t.readDoc(key, `SELECT doc FROM game_session_queues WHERE name = ?`+t.lockShared(), name)
 	if errNoRows(err) {
 		return nil, game.Errorf(game.NotFound, "game session queue %s not found", name)
 	}
