@@ -21,8 +21,11 @@ func pipeline(ctx context.Context, driverConn any, stmts []sqldb.Statement) (int
 	if !ok {
 		return 0, fmt.Errorf("pipeline: driver connection is %T", driverConn)
 	}
-	b := &pgx.Batch{}
-	for _, s := range stmts {
+	// The batch's queries in one allocation (Batch.Queue makes one each).
+	qs := make([]pgx.QueuedQuery, len(stmts))
+	b := &pgx.Batch{QueuedQueries: make([]*pgx.QueuedQuery, len(stmts))}
+	for i, s := range stmts {
+		qs[i] = pgx.QueuedQuery{SQL: s.Query, Arguments: s.Args}
 		if s.Guard {
 			// No row changed (or selected): a division by zero stops the
 			// pipeline here.
@@ -30,10 +33,9 @@ func pipeline(ctx context.Context, driverConn any, stmts []sqldb.Statement) (int
 			if !s.Selects {
 				q += " RETURNING 1"
 			}
-			b.Queue("WITH w AS ("+q+") SELECT 1 / count(*) FROM w", s.Args...)
-			continue
+			qs[i].SQL = "WITH w AS (" + q + ") SELECT 1 / count(*) FROM w"
 		}
-		b.Queue(s.Query, s.Args...)
+		b.QueuedQueries[i] = &qs[i]
 	}
 	br := c.Conn().SendBatch(ctx, b)
 	for i, s := range stmts {

@@ -304,6 +304,10 @@ type Tx struct {
 	// pipelined, and pipe what waits to be sent (pipeline.go).
 	conn *sql.Conn
 	pipe []queued
+	// sending and counts are send's buffers, kept for the transaction's
+	// next round trip (pipeline.go).
+	sending []Statement
+	counts  []int64
 	// failed is the first failure of a statement the running job queued,
 	// which fails the job whatever it made of it (pipeline.go).
 	failed error

@@ -147,8 +147,15 @@ func (t *Tx) send(last *Statement, commit bool) (committed bool, err error) {
 	if !t.begun {
 		pre = 1
 	}
-	stmts := make([]Statement, 0, pre+len(t.pipe)+2)
-	counts := make([]int64, len(t.pipe))
+	// The buffers are the transaction's, taken for this send (a nested
+	// one would make its own) and given back cleared.
+	stmts, counts := t.sending[:0], t.counts[:0]
+	t.sending, t.counts = nil, nil
+	defer func() {
+		clear(stmts)
+		t.sending, t.counts = stmts[:0], counts
+	}()
+	counts = append(counts, make([]int64, len(t.pipe))...)
 	if pre == 1 {
 		stmts = append(stmts, Statement{Query: "BEGIN"})
 	}
