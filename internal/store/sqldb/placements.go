@@ -2,7 +2,6 @@ package sqldb
 
 import (
 	"database/sql"
-	"encoding/json"
 	"strings"
 
 	"github.com/anylift/anylift/internal/game"
@@ -10,7 +9,7 @@ import (
 )
 
 func (t *Tx) InsertPlacement(p *game.Placement) error {
-	doc, err := json.Marshal(p)
+	doc, err := encodePlacement(p)
 	if err != nil {
 		return err
 	}
@@ -82,7 +81,7 @@ func (t *Tx) GetPlacement(id string) (*game.Placement, error) {
 }
 
 func (t *Tx) UpdatePlacement(p *game.Placement) error {
-	doc, err := json.Marshal(p)
+	doc, err := encodePlacement(p)
 	if err != nil {
 		return err
 	}
