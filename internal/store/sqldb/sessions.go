@@ -43,7 +43,7 @@ func (t *Tx) InsertGameSession(s *game.GameSession) error {
 	if err := t.fence(s.FleetID); err != nil {
 		return err
 	}
-	doc, err := json.Marshal(s)
+	doc, err := encodeSession(s)
 	if err != nil {
 		return err
 	}
@@ -179,7 +179,7 @@ func (t *Tx) UpdateGameSession(s *game.GameSession) error {
 	if err := t.fence(s.FleetID); err != nil {
 		return err
 	}
-	doc, err := json.Marshal(s)
+	doc, err := encodeSession(s)
 	if err != nil {
 		return err
 	}

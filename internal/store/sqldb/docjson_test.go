@@ -11,22 +11,46 @@ import (
 	"github.com/anylift/anylift/internal/game"
 )
 
-// TestEncodePlacementAsJSON: encodePlacement writes json.Marshal's bytes,
-// and fails where it fails, for random placements whose strings, floats
-// and times take each path (plain or handed to encoding/json).
-func TestEncodePlacementAsJSON(t *testing.T) {
+// TestEncodeDocsAsJSON: encodePlacement and encodeSession write
+// json.Marshal's bytes, and fail where it fails, for random values whose
+// strings, floats and times take each path (plain or handed to
+// encoding/json).
+func TestEncodeDocsAsJSON(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	for i := range 20000 {
-		p := randomPlacement(r)
-		want, wantErr := json.Marshal(p)
-		got, err := encodePlacement(p)
+	same := func(i int, v any, got []byte, err error) {
+		t.Helper()
+		want, wantErr := json.Marshal(v)
 		if (err != nil) != (wantErr != nil) {
-			t.Fatalf("placement %d: error %v, json.Marshal's %v\n%#v", i, err, wantErr, p)
+			t.Fatalf("value %d: error %v, json.Marshal's %v\n%#v", i, err, wantErr, v)
 		}
 		if !bytes.Equal(got, want) {
-			t.Fatalf("placement %d:\n got %s\nwant %s", i, got, want)
+			t.Fatalf("value %d:\n got %s\nwant %s", i, got, want)
 		}
 	}
+	for i := range 20000 {
+		p := randomPlacement(r)
+		got, err := encodePlacement(p)
+		same(i, p, got, err)
+		s := randomSession(r)
+		got, err = encodeSession(s)
+		same(i, s, got, err)
+	}
+}
+
+func randomSession(r *rand.Rand) *game.GameSession {
+	str := func() string { return randomDocString(r) }
+	s := &game.GameSession{ID: str(), IDString: str(), Name: str(), FleetID: str(), FleetARN: str(), Location: str(),
+		ComputeName: str(), ProcessID: str(), CreationTime: randomDocTime(r), TerminationTime: randomDocTime(r),
+		CurrentPlayerSessionCount: r.IntN(300) - 100, MaximumPlayerSessionCount: r.IntN(300) - 100, Status: str(), StatusReason: str(),
+		IPAddress: str(), DNSName: str(), Port: r.IntN(70000) - 1000, PlayerSessionCreationPolicy: str(), ProtectionPolicy: str(),
+		CreatorID: str(), GameSessionData: str(), MatchmakerData: str()}
+	if n := r.IntN(4) - 1; n >= 0 {
+		s.Properties = make([]game.Property, n)
+		for i := range s.Properties {
+			s.Properties[i] = game.Property{Key: str(), Value: str()}
+		}
+	}
+	return s
 }
 
 func randomPlacement(r *rand.Rand) *game.Placement {
@@ -116,20 +140,28 @@ func randomDocTime(r *rand.Rand) time.Time {
 	}
 }
 
-func BenchmarkEncodePlacement(b *testing.B) {
+func BenchmarkEncodeDocs(b *testing.B) {
 	p := benchPlacement()
-	b.Run("json", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			json.Marshal(p)
-		}
-	})
-	b.Run("encodePlacement", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			encodePlacement(p)
-		}
-	})
+	s := &game.GameSession{ID: p.GameSessionID, IDString: "gsess-0a6b4a1e-5f3c-4c39-9a0f-1c2d3e4f5a6b", FleetID: p.FleetID,
+		FleetARN: "arn:aws:gamelift:us-west-2:123456789012:fleet/" + p.FleetID, Location: p.GameSessionRegion, ComputeName: "bench-compute-1",
+		ProcessID: "proc-0a6b4a1e-5f3c-4c39-9a0f-1c2d3e4f5a6b", CreationTime: p.StartTime, MaximumPlayerSessionCount: 10,
+		Status: game.SessionActive, IPAddress: p.IPAddress, Port: p.Port, PlayerSessionCreationPolicy: "ACCEPT_ALL", ProtectionPolicy: "NoProtection"}
+	for _, c := range []struct {
+		name string
+		enc  func() ([]byte, error)
+	}{
+		{"placement/json", func() ([]byte, error) { return json.Marshal(p) }},
+		{"placement/encodePlacement", func() ([]byte, error) { return encodePlacement(p) }},
+		{"session/json", func() ([]byte, error) { return json.Marshal(s) }},
+		{"session/encodeSession", func() ([]byte, error) { return encodeSession(s) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				c.enc()
+			}
+		})
+	}
 }
 
 // benchPlacement is a fulfilled placement as the queue placement

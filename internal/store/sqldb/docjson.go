@@ -11,18 +11,21 @@ import (
 	"github.com/anylift/anylift/internal/game"
 )
 
-// A placement's document is written twice or more per placement, each
-// time by the committer (the start job inserts it, the placer and the
-// activation update it). encodePlacement writes the bytes json.Marshal
-// would, without its reflection and with one allocation: plain values
-// are written here, anything else (a string to escape, a float or a time
-// json writes in another form) is handed to encoding/json, value by
-// value. TestEncodePlacementAsJSON compares the two on random placements.
+// The documents written by every queue placement, each by the committer,
+// are encoded here by hand: a placement's (inserted by the start job,
+// updated by the placer and by the activation) and its game session's
+// (inserted by the placer, updated by the activation). encodePlacement
+// and encodeSession write the bytes json.Marshal would, without its
+// reflection and with one allocation: plain values are written here,
+// anything else (a string to escape, a float or a time that json writes
+// in another form) is handed to encoding/json, value by value. A field
+// added to game.Placement or game.GameSession must be added here too:
+// TestEncodeDocsAsJSON compares the two on random values, and fails
+// until it is.
 
 // encodePlacement is json.Marshal(p).
 func encodePlacement(p *game.Placement) ([]byte, error) {
-	buf := docBufs.Get().(*[]byte)
-	e := docEncoder{b: (*buf)[:0]}
+	e := newDocEncoder()
 	b := &e.b
 	*b = append(*b, `{"ID":`...)
 	e.str(p.ID)
@@ -33,22 +36,7 @@ func encodePlacement(p *game.Placement) ([]byte, error) {
 	*b = append(*b, `,"Status":`...)
 	e.str(p.Status)
 	*b = append(*b, `,"Properties":`...)
-	if p.Properties == nil {
-		*b = append(*b, "null"...)
-	} else {
-		*b = append(*b, '[')
-		for i, pr := range p.Properties {
-			if i > 0 {
-				*b = append(*b, ',')
-			}
-			*b = append(*b, `{"Key":`...)
-			e.str(pr.Key)
-			*b = append(*b, `,"Value":`...)
-			e.str(pr.Value)
-			*b = append(*b, '}')
-		}
-		*b = append(*b, ']')
-	}
+	e.properties(p.Properties)
 	*b = append(*b, `,"MaxPlayers":`...)
 	*b = strconv.AppendInt(*b, int64(p.MaxPlayers), 10)
 	*b = append(*b, `,"GameSessionName":`...)
@@ -150,23 +138,110 @@ func encodePlacement(p *game.Placement) ([]byte, error) {
 		*b = append(*b, ']')
 	}
 	*b = append(*b, '}')
-	*buf = e.b
-	defer docBufs.Put(buf)
+	return e.done()
+}
+
+// encodeSession is json.Marshal(s).
+func encodeSession(s *game.GameSession) ([]byte, error) {
+	e := newDocEncoder()
+	b := &e.b
+	*b = append(*b, `{"ID":`...)
+	e.str(s.ID)
+	*b = append(*b, `,"IDString":`...)
+	e.str(s.IDString)
+	*b = append(*b, `,"Name":`...)
+	e.str(s.Name)
+	*b = append(*b, `,"FleetID":`...)
+	e.str(s.FleetID)
+	*b = append(*b, `,"FleetARN":`...)
+	e.str(s.FleetARN)
+	*b = append(*b, `,"Location":`...)
+	e.str(s.Location)
+	*b = append(*b, `,"ComputeName":`...)
+	e.str(s.ComputeName)
+	*b = append(*b, `,"ProcessID":`...)
+	e.str(s.ProcessID)
+	*b = append(*b, `,"CreationTime":`...)
+	e.time(s.CreationTime)
+	*b = append(*b, `,"TerminationTime":`...)
+	e.time(s.TerminationTime)
+	*b = append(*b, `,"CurrentPlayerSessionCount":`...)
+	*b = strconv.AppendInt(*b, int64(s.CurrentPlayerSessionCount), 10)
+	*b = append(*b, `,"MaximumPlayerSessionCount":`...)
+	*b = strconv.AppendInt(*b, int64(s.MaximumPlayerSessionCount), 10)
+	*b = append(*b, `,"Status":`...)
+	e.str(s.Status)
+	*b = append(*b, `,"StatusReason":`...)
+	e.str(s.StatusReason)
+	*b = append(*b, `,"Properties":`...)
+	e.properties(s.Properties)
+	*b = append(*b, `,"IPAddress":`...)
+	e.str(s.IPAddress)
+	*b = append(*b, `,"DNSName":`...)
+	e.str(s.DNSName)
+	*b = append(*b, `,"Port":`...)
+	*b = strconv.AppendInt(*b, int64(s.Port), 10)
+	*b = append(*b, `,"PlayerSessionCreationPolicy":`...)
+	e.str(s.PlayerSessionCreationPolicy)
+	*b = append(*b, `,"ProtectionPolicy":`...)
+	e.str(s.ProtectionPolicy)
+	*b = append(*b, `,"CreatorID":`...)
+	e.str(s.CreatorID)
+	*b = append(*b, `,"GameSessionData":`...)
+	e.str(s.GameSessionData)
+	*b = append(*b, `,"MatchmakerData":`...)
+	e.str(s.MatchmakerData)
+	*b = append(*b, '}')
+	return e.done()
+}
+
+// docEncoder appends JSON values to b as encoding/json writes them; err
+// is the first value encoding/json refused. buf is its scratch buffer,
+// from docBufs.
+type docEncoder struct {
+	b   []byte
+	err error
+	buf *[]byte
+}
+
+// docBufs holds the encoders' scratch buffers: a document is copied out
+// at its length, as json.Marshal does.
+var docBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+func newDocEncoder() docEncoder {
+	buf := docBufs.Get().(*[]byte)
+	return docEncoder{b: (*buf)[:0], buf: buf}
+}
+
+// done returns the document (or json.Marshal's error) and gives the
+// scratch buffer back.
+func (e *docEncoder) done() ([]byte, error) {
+	*e.buf = e.b
+	defer docBufs.Put(e.buf)
 	if e.err != nil {
 		return nil, e.err
 	}
 	return bytes.Clone(e.b), nil
 }
 
-// docBufs holds encodePlacement's scratch buffers: the document is
-// copied out at its length, as json.Marshal does.
-var docBufs = sync.Pool{New: func() any { return new([]byte) }}
-
-// docEncoder appends JSON values to b as encoding/json writes them; err
-// is the first value encoding/json refused.
-type docEncoder struct {
-	b   []byte
-	err error
+// properties appends a []game.Property.
+func (e *docEncoder) properties(ps []game.Property) {
+	if ps == nil {
+		e.b = append(e.b, "null"...)
+		return
+	}
+	e.b = append(e.b, '[')
+	for i, pr := range ps {
+		if i > 0 {
+			e.b = append(e.b, ',')
+		}
+		e.b = append(e.b, `{"Key":`...)
+		e.str(pr.Key)
+		e.b = append(e.b, `,"Value":`...)
+		e.str(pr.Value)
+		e.b = append(e.b, '}')
+	}
+	e.b = append(e.b, ']')
 }
 
 // str appends s quoted. A string of printable ASCII that needs no escape
