@@ -59,9 +59,7 @@ func (t *Tx) noteProcess(p *game.Process, version int64) {
 	c := *p
 	c.LogPaths = slices.Clone(p.LogPaths)
 	for _, tm := range []*time.Time{&c.LastHealthy, &c.DisconnectedAt, &c.TokenExpires, &c.CreationTime, &c.TerminationTime, &c.ActivationTime} {
-		if b, err := tm.MarshalJSON(); err == nil {
-			tm.UnmarshalJSON(b)
-		}
+		*tm = asStored(*tm)
 	}
 	t.note(store.Change{Kind: store.ProcessPut, ID: p.FleetID, Process: &c, Version: version})
 }
