@@ -346,6 +346,11 @@ type Tx struct {
 	// props: the properties each game session read or written here has
 	// indexed (sawProperties).
 	props map[string]string
+	// sends counts the pipelines sent; deferring, that the batch's jobs
+	// leave their last queued statements for the next job's first round
+	// trip (batch.go).
+	sends     int
+	deferring bool
 	// sent counts the statements this transaction has run or queued,
 	// and lastPlayer is the player session the running job read last,
 	// with sent as it was then (players.go).

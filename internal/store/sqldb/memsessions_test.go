@@ -426,6 +426,45 @@ func TestSessionsFromMemoryInWrites(t *testing.T) {
 				}
 			})
 
+			// A batch's jobs leave their last writes for the next job's
+			// round trip on PostgreSQL (batch.go): a guard that fails
+			// there, in the middle job, is found only after the jobs
+			// behind it ran. The batch runs again without deferring, and
+			// the outcome is each job's own, as if they had never been
+			// sent together: the middle job refused, the others written.
+			t.Run("stale write in the middle of a batch", func(t *testing.T) {
+				w := open(t)
+				a, b, c := w.newSession(4), w.newSession(4), w.newSession(4)
+				if _, err := w.raw.Exec(rebind(w.db, `UPDATE game_sessions SET name = 'behind', version = version + 1 WHERE id = ?`), b); err != nil {
+					t.Fatal(err)
+				}
+				rename := func(id, name string) func(tx store.Tx) error {
+					return func(tx store.Tx) error {
+						gs, err := tx.GetGameSession(id)
+						if err != nil {
+							return err
+						}
+						gs.Name = name
+						if err := tx.UpdateGameSession(gs); err != nil {
+							return err
+						}
+						return reserve(tx, id, 1)
+					}
+				}
+				errs := w.db.RunBatch(rename(a, "a"), rename(b, "lost"), rename(c, "c"))
+				if errs[0] != nil || errs[1] == nil || !strings.Contains(errs[1].Error(), "not in memory") || errs[2] != nil {
+					t.Fatalf("jobs answered %v, want nil, a stale refusal, nil", errs)
+				}
+				for id, want := range map[string]string{a: "a", c: "c"} {
+					if gs := w.agree(id); gs.Name != want || gs.CurrentPlayerSessionCount != 1 {
+						t.Errorf("%s after the batch: %q, %d seats; want %q, 1", id, gs.Name, gs.CurrentPlayerSessionCount, want)
+					}
+				}
+				if gs, _, v := w.stored(b); gs.Name != "behind" || gs.CurrentPlayerSessionCount != 0 || v != 2 {
+					t.Errorf("the stale session after the batch: %q, %d seats, version %d", gs.Name, gs.CurrentPlayerSessionCount, v)
+				}
+			})
+
 			t.Run("claims", func(t *testing.T) {
 				w := open(t)
 				put := func(pid string) {

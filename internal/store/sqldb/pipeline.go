@@ -143,6 +143,7 @@ func (t *Tx) flush(last *Statement) error {
 // pipeline failed at the COMMIT itself, err is its failure and no
 // queued statement's (t.failed stays nil).
 func (t *Tx) send(last *Statement, commit bool) (committed bool, err error) {
+	t.sends++
 	pre := 0
 	if !t.begun {
 		pre = 1
