@@ -13,6 +13,9 @@ func (t *Tx) InsertPlacement(p *game.Placement) error {
 	if err != nil {
 		return err
 	}
+	if t.deferring {
+		return t.insertPlacementDeferred(p, doc)
+	}
 	if doc0, ok := t.takeQueueGuard(p.QueueName); ok {
 		return t.insertGuardedPlacement(p, doc, doc0)
 	}
@@ -29,6 +32,32 @@ func (t *Tx) InsertPlacement(p *game.Placement) error {
 		t.wrotePlacement(p, doc)
 	}
 	return err
+}
+
+// insertPlacementDeferred is InsertPlacement in a batch whose jobs defer
+// their last statements (batch.go): the insert is queued, guarded, with
+// the queue's guard in it when that was queued last. One that inserts
+// nothing (the id taken, or the queue changed) fails the batch, which runs
+// again without deferring, where InsertPlacement answers which it was and
+// its caller answers the placement of that id that exists.
+func (t *Tx) insertPlacementDeferred(p *game.Placement, doc []byte) error {
+	miss := func() error {
+		return game.Errorf(game.Conflict, "game session placement %s already exists, or its queue %s changed", p.ID, p.QueueName)
+	}
+	args := []any{p.ID, p.QueueName, p.Status, p.GameSessionID, store.Millis(p.StartTime), store.Millis(p.Deadline), endedMillis(p), string(doc)}
+	q := `INSERT INTO placements (id, queue, status, game_session_id, started, deadline, ended, doc) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO NOTHING`
+	if queueDoc, ok := t.takeQueueGuard(p.QueueName); ok {
+		q = `WITH g AS (SELECT 1 FROM game_session_queues WHERE name = ? AND doc = ? FOR SHARE)
+			INSERT INTO placements (id, queue, status, game_session_id, started, deadline, ended, doc)
+			SELECT ?, ?, ?, ?, ?, ?, ?, ? FROM g ON CONFLICT (id) DO NOTHING`
+		args = append([]any{p.QueueName, queueDoc}, args...)
+	}
+	if err := t.laterGuarded(miss, q, args...); err != nil {
+		return err
+	}
+	t.wrotePlacement(p, doc)
+	return nil
 }
 
 // insertGuardedPlacement is InsertPlacement on a queue taken as last
