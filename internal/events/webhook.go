@@ -217,17 +217,16 @@ func (d *deliverer) enqueue(ctx context.Context) (more bool, err error) {
 // settle moves the stored cursor up to what this deliverer has passed
 // over (scanned), unless it stands there or beyond already.
 func (d *deliverer) settle(ctx context.Context) error {
-	cur := int64(-1)
-	if d.scanned > 0 {
-		if err := d.st.View(ctx, func(tx store.Tx) (err error) {
-			cur, err = tx.WebhookCursor()
-			return err
-		}); err != nil {
-			return err
-		}
-	}
-	if cur < 0 || cur >= d.scanned {
+	if d.scanned == 0 {
 		return nil
+	}
+	// Read first: a write transaction is the committer's (above).
+	var cur int64
+	if err := d.st.View(ctx, func(tx store.Tx) (err error) {
+		cur, err = tx.WebhookCursor()
+		return err
+	}); err != nil || cur >= d.scanned {
+		return err
 	}
 	err := d.st.Update(ctx, func(tx store.Tx) error {
 		cur, err := tx.WebhookCursor()

@@ -171,6 +171,13 @@ func (db *DB) tryBatch(batch []*job, retry, deferring bool) int {
 			t.tx.ExecContext(ctx, "ROLLBACK")
 		}
 	}
+	// abandon rolls the batch back unanswered, for it to run again.
+	abandon := func(outcome int) int {
+		rollback()
+		t.placedCommitted(false)
+		t.batchEnded() // its takes are free again
+		return outcome
+	}
 	var changes []store.Change // of the jobs that succeed, in batch order
 	var committed bool
 	var commitErr error
@@ -189,16 +196,10 @@ func (db *DB) tryBatch(batch []*job, retry, deferring bool) int {
 		}
 		t.storeQueues = false
 		if errors.Is(results[i], errAbandon) || errors.Is(commitErr, errAbandon) {
-			rollback()
-			t.placedCommitted(false)
-			t.batchEnded() // its takes are free again
-			return batchAbandoned
+			return abandon(batchAbandoned)
 		}
 		if results[i] != nil && retry && db.retryable(results[i]) {
-			rollback()
-			t.placedCommitted(false)
-			t.batchEnded() // its takes are free again
-			return batchRetry
+			return abandon(batchRetry)
 		}
 		if results[i] == nil {
 			changes = append(changes, t.changes...)
@@ -216,10 +217,7 @@ func (db *DB) tryBatch(batch []*job, retry, deferring bool) int {
 			_, commitErr = t.tx.ExecContext(ctx, "COMMIT")
 		}
 		if commitErr != nil && t.failed != nil {
-			rollback()
-			t.placedCommitted(false)
-			t.batchEnded()
-			return batchAbandoned
+			return abandon(batchAbandoned)
 		}
 	case t.begun:
 		_, commitErr = t.tx.ExecContext(ctx, "COMMIT")

@@ -232,7 +232,7 @@ func (w *sessionWrite) statement() (string, []any) {
 		args = append(args, w.doc)
 	}
 	q.WriteString("version = version + ? WHERE id = ? AND version = ?")
-	return q.String(), append(args, max(w.bumps, 1), w.id, w.version)
+	return q.String(), append(args, w.bumps, w.id, w.version)
 }
 
 // fold adds the later write n of the same session to w.

@@ -8,6 +8,14 @@ import (
 	"github.com/anylift/anylift/internal/store"
 )
 
+// placementInsert and placementValues are a placement's row as every
+// insert of one writes it.
+const placementInsert = `INSERT INTO placements (id, queue, status, game_session_id, started, deadline, ended, doc)`
+
+func placementValues(p *game.Placement, doc []byte) []any {
+	return []any{p.ID, p.QueueName, p.Status, p.GameSessionID, store.Millis(p.StartTime), store.Millis(p.Deadline), endedMillis(p), string(doc)}
+}
+
 func (t *Tx) InsertPlacement(p *game.Placement) error {
 	doc, err := encodePlacement(p)
 	if err != nil {
@@ -21,9 +29,7 @@ func (t *Tx) InsertPlacement(p *game.Placement) error {
 	}
 	// ON CONFLICT rather than a unique violation, which would end a
 	// PostgreSQL transaction: the caller may read the placement there.
-	res, err := t.exec(`INSERT INTO placements (id, queue, status, game_session_id, started, deadline, ended, doc) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (id) DO NOTHING`,
-		p.ID, p.QueueName, p.Status, p.GameSessionID, store.Millis(p.StartTime), store.Millis(p.Deadline), endedMillis(p), string(doc))
+	res, err := t.exec(placementInsert+` VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`, placementValues(p, doc)...)
 	inserted, err := affected(res, err)
 	if err == nil && !inserted {
 		return game.Errorf(game.Conflict, "game session placement %s already exists", p.ID)
@@ -44,13 +50,11 @@ func (t *Tx) insertPlacementDeferred(p *game.Placement, doc []byte) error {
 	miss := func() error {
 		return game.Errorf(game.Conflict, "game session placement %s already exists, or its queue %s changed", p.ID, p.QueueName)
 	}
-	args := []any{p.ID, p.QueueName, p.Status, p.GameSessionID, store.Millis(p.StartTime), store.Millis(p.Deadline), endedMillis(p), string(doc)}
-	q := `INSERT INTO placements (id, queue, status, game_session_id, started, deadline, ended, doc) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (id) DO NOTHING`
+	args := placementValues(p, doc)
+	q := placementInsert + ` VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`
 	if queueDoc, ok := t.takeQueueGuard(p.QueueName); ok {
-		q = `WITH g AS (SELECT 1 FROM game_session_queues WHERE name = ? AND doc = ? FOR SHARE)
-			INSERT INTO placements (id, queue, status, game_session_id, started, deadline, ended, doc)
-			SELECT ?, ?, ?, ?, ?, ?, ?, ? FROM g ON CONFLICT (id) DO NOTHING`
+		q = `WITH g AS (SELECT 1 FROM game_session_queues WHERE name = ? AND doc = ? FOR SHARE) ` +
+			placementInsert + ` SELECT ?, ?, ?, ?, ?, ?, ?, ? FROM g ON CONFLICT (id) DO NOTHING`
 		args = append([]any{p.QueueName, queueDoc}, args...)
 	}
 	if err := t.laterGuarded(miss, q, args...); err != nil {
@@ -68,11 +72,9 @@ func (t *Tx) insertPlacementDeferred(p *game.Placement, doc []byte) error {
 func (t *Tx) insertGuardedPlacement(p *game.Placement, doc []byte, queueDoc string) error {
 	var guarded, inserted int64
 	err := t.queryRow(`WITH g AS (SELECT 1 FROM game_session_queues WHERE name = ? AND doc = ? FOR SHARE),
-		i AS (INSERT INTO placements (id, queue, status, game_session_id, started, deadline, ended, doc)
-			SELECT ?, ?, ?, ?, ?, ?, ?, ? FROM g ON CONFLICT (id) DO NOTHING RETURNING 1)
+		i AS (`+placementInsert+` SELECT ?, ?, ?, ?, ?, ?, ?, ? FROM g ON CONFLICT (id) DO NOTHING RETURNING 1)
 		SELECT (SELECT count(*) FROM g), (SELECT count(*) FROM i)`,
-		p.QueueName, queueDoc,
-		p.ID, p.QueueName, p.Status, p.GameSessionID, store.Millis(p.StartTime), store.Millis(p.Deadline), endedMillis(p), string(doc)).Scan(&guarded, &inserted)
+		append([]any{p.QueueName, queueDoc}, placementValues(p, doc)...)...).Scan(&guarded, &inserted)
 	switch {
 	case err != nil:
 	case guarded == 0:
