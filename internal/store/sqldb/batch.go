@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"slices"
 
 	"github.com/anylift/anylift/internal/store"
 )
@@ -244,6 +245,33 @@ func (db *DB) tryBatch(batch []*job, retry, deferring bool) int {
 
 const savepoint = "SAVEPOINT job"
 
+// savepointSent is the check of a job's queued savepoint.
+func (t *Tx) savepointSent(_ int64, err error) error {
+	t.savepoint = err == nil
+	return err
+}
+
+// A job's savepoint in a deferring batch. It is needed only to undo the
+// job alone when the job fails in its own code after some of its
+// statements ran: a job that fails before any of them went drops what it
+// queued, and a statement's failure, its own or an earlier job's, rolls
+// the whole batch back (errAbandon). Most jobs send nothing before they
+// end (their reads come from memory, their writes wait for the next
+// job's round trip), and so run without one: a statement fewer, and a
+// subtransaction fewer, for each.
+
+// savepointAhead puts the running job's savepoint in the pipeline ahead
+// of its first statement, when it is still to be sent and a round trip
+// is to carry statements of the job (its queued ones, or one it runs
+// now) before the job is over.
+func (t *Tx) savepointAhead(jobSends bool) {
+	if !t.spPending || !jobSends && len(t.pipe) == t.spAt {
+		return
+	}
+	t.spPending = false
+	t.pipe = slices.Insert(t.pipe, t.spAt, queued{q: savepoint, check: t.savepointSent})
+}
+
 // runSavepointOnce runs fn under a savepoint, undoing its writes if it
 // fails. When last (the batch's last job), a pipelined transaction sends
 // the batch's COMMIT with the job's queued statements when none needs an
@@ -261,13 +289,16 @@ func runSavepointOnce(ctx context.Context, t *Tx, fn func(store.Tx) error, last 
 	}
 	if t.conn != nil {
 		// Pipelined: the savepoint goes with the job's first statement,
-		// and is never sent for a job that sends none.
+		// and is never sent for a job that sends none. Deferring, it is
+		// sent only ahead of the first round trip that carries the job's
+		// statements before the job is over (savepointAhead).
 		t.savepoint, t.failed = false, nil
 		at, sends := len(t.pipe), t.sends // where the job's statements begin
-		t.later(func(_ int64, err error) error {
-			t.savepoint = err == nil
-			return err
-		}, savepoint)
+		if t.deferring {
+			t.spAt, t.spPending = at, true
+		} else {
+			t.later(t.savepointSent, savepoint)
+		}
 		err := fn(t)
 		switch {
 		case err != nil && queueMoved(t.failed):
@@ -280,6 +311,7 @@ func runSavepointOnce(ctx context.Context, t *Tx, fn func(store.Tx) error, last 
 			}
 		}
 		if err == nil {
+			t.spPending = false // what the job left queued goes with a later round trip, undone with the batch
 			if t.sends == sends && len(t.pipe) == at+1 && t.pipe[at].q == savepoint {
 				t.pipe = t.pipe[:at] // the savepoint alone: nothing to undo
 			}
@@ -307,6 +339,7 @@ func runSavepointOnce(ctx context.Context, t *Tx, fn func(store.Tx) error, last 
 		if err == nil {
 			err = t.failed
 		}
+		t.spPending = false
 		if t.deferring && t.failed != nil {
 			// A statement failed, this job's or one an earlier job
 			// deferred: the batch runs again without deferring.

@@ -125,3 +125,81 @@ func TestLastJobOfBatchCommitsWithItsWrites(t *testing.T) {
 		t.Errorf("d1 is %s, want %s", got, game.PlacementPending)
 	}
 }
+
+// In a batch whose jobs defer their last statements, a job's savepoint
+// is sent only when some of its statements run before it is over: jobs
+// whose statements all wait for a later round trip run without one. A
+// job that fails in its own code after its statements ran is still
+// undone alone, and the jobs around it commit.
+func TestDeferringBatchSendsSavepointsOnlyWhereUsed(t *testing.T) {
+	dsn := storetestenv.PostgresDSN(t)
+	if dsn == "" {
+		t.Skip("ANYLIFT_TEST_POSTGRES is not set")
+	}
+	ctx := context.Background()
+	schema := storetestenv.FreshSchema(t, dsn)
+	db, err := postgres.Open(ctx, schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	db.EnableGroupCommit()
+	raw, err := sql.Open("pgx", schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	savepoints := db.CountStatements("SAVEPOINT job")
+	insert := func(id string) func(store.Tx) error {
+		return func(tx store.Tx) error {
+			return tx.InsertPlacement(&game.Placement{ID: id, QueueName: "q", Status: game.PlacementPending, StartTime: time.Now()})
+		}
+	}
+	stored := func(id string) bool {
+		var n int
+		if err := raw.QueryRowContext(ctx, `SELECT count(*) FROM placements WHERE id = $1`, id).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n == 1
+	}
+
+	errs := db.RunBatch(insert("a1"), insert("a2"), insert("a3"), insert("a4"))
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("job %d: %v", i, err)
+		}
+	}
+	if n := savepoints.Load(); n != 0 {
+		t.Errorf("a batch of jobs that send nothing before they end sent %d savepoints, want 0", n)
+	}
+	for _, id := range []string{"a1", "a2", "a3", "a4"} {
+		if !stored(id) {
+			t.Errorf("placement %s is not stored", id)
+		}
+	}
+
+	// The middle job inserts, then reads from the store (a round trip
+	// that carries its insert), then fails on its own.
+	own := errors.New("the job's own refusal")
+	failing := func(tx store.Tx) error {
+		if err := insert("b2")(tx); err != nil {
+			return err
+		}
+		if _, err := tx.GetPlacement("a1"); err != nil {
+			return err
+		}
+		return own
+	}
+	errs = db.RunBatch(insert("b1"), failing, insert("b3"))
+	if errs[0] != nil || !errors.Is(errs[1], own) || errs[2] != nil {
+		t.Fatalf("outcomes %v, want nil, the job's own refusal, nil", errs)
+	}
+	if n := savepoints.Load(); n != 1 {
+		t.Errorf("the job whose insert ran before it failed: %d savepoints sent, want 1", n)
+	}
+	for id, want := range map[string]bool{"b1": true, "b2": false, "b3": true} {
+		if got := stored(id); got != want {
+			t.Errorf("placement %s stored: %v, want %v", id, got, want)
+		}
+	}
+}

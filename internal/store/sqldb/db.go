@@ -312,8 +312,12 @@ type Tx struct {
 	// which fails the job whatever it made of it (pipeline.go).
 	failed error
 	// savepoint: the running job's savepoint has been sent; begun: the
-	// pipelined transaction's BEGIN has (pipeline.go).
+	// pipelined transaction's BEGIN has (pipeline.go). spPending: the
+	// running job's savepoint is still to be put in the pipeline, at
+	// spAt, ahead of the job's statements (batch.go).
 	savepoint, begun bool
+	spPending        bool
+	spAt             int
 	// docs: records read in a grouped transaction (docs.go);
 	// wroteRecords: this transaction wrote a fleet, a compute or a queue.
 	docs         map[string]string
@@ -410,7 +414,7 @@ func (db *DB) prepare(key stmtKey) {
 
 func (t *Tx) exec(q string, args ...any) (sql.Result, error) {
 	t.sent++
-	if len(t.pipe) > 0 || t.unbegun() {
+	if t.piping() {
 		return t.execPiped(q, args)
 	}
 	if st := t.stmt(q); st != nil {
@@ -432,7 +436,7 @@ func (t *Tx) query(q string, args ...any) (*sql.Rows, error) {
 
 func (t *Tx) queryRow(q string, args ...any) Row {
 	t.sent++
-	if len(t.pipe) > 0 || t.unbegun() {
+	if t.piping() {
 		return pipedRow{t, q, args}
 	}
 	if st := t.stmt(q); st != nil {

@@ -1,9 +1,14 @@
 package sqldb
 
-import "github.com/anylift/anylift/internal/store"
+import (
+	"context"
+	"sync/atomic"
+
+	"github.com/anylift/anylift/internal/store"
+)
 
 // RunBatch runs fns as one batch of the grouped committer (in one
-// transaction, each under its savepoint, in order) and answers each one's
+// transaction, in order, each undone alone when it fails) and answers each one's
 // outcome. The DB must have group commit on and nothing else writing.
 func (db *DB) RunBatch(fns ...func(store.Tx) error) []error {
 	batch := make([]*job, len(fns))
@@ -33,4 +38,22 @@ var ErrPlacementMoved = errPlacementMoved
 func ExecInTx(tx store.Tx, q string, args ...any) error {
 	_, err := tx.(*Tx).exec(q, args...)
 	return err
+}
+
+// CountStatements counts, from now on, the statements of db's pipelines
+// whose text is q.
+func (db *DB) CountStatements(q string) *atomic.Int64 {
+	var n atomic.Int64
+	d := *db.dialect
+	pipeline := d.Pipeline
+	d.Pipeline = func(ctx context.Context, driverConn any, stmts []Statement) (int, error) {
+		for _, s := range stmts {
+			if s.Query == q {
+				n.Add(1)
+			}
+		}
+		return pipeline(ctx, driverConn, stmts)
+	}
+	db.dialect = &d
+	return &n
 }

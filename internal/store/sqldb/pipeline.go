@@ -144,6 +144,7 @@ func (t *Tx) flush(last *Statement) error {
 // queued statement's (t.failed stays nil).
 func (t *Tx) send(last *Statement, commit bool) (committed bool, err error) {
 	t.sends++
+	t.savepointAhead(last != nil)
 	pre := 0
 	if !t.begun {
 		pre = 1
@@ -176,6 +177,7 @@ func (t *Tx) send(last *Statement, commit bool) (committed bool, err error) {
 	}
 	pipe := t.pipe
 	t.pipe = t.pipe[:0]
+	t.spAt = 0 // a job's statements queued from now on begin the pipeline
 	t.lastWrite = nil
 	var failed int
 	raw := t.conn.Raw(func(driverConn any) error {
@@ -249,11 +251,17 @@ func (t *Tx) commitSafe() bool {
 // BEGIN if it is still to be sent: a statement run outside the pipeline
 // follows.
 func (t *Tx) sendQueued() error {
-	if len(t.pipe) == 0 && !t.unbegun() {
+	if !t.piping() {
 		return nil
 	}
+	t.savepointAhead(true) // the statement that follows is the job's
 	return t.flush(nil)
 }
+
+// piping reports whether the transaction's next statement must go
+// through the pipeline: statements wait there, its BEGIN or the running
+// job's savepoint among them, to go first.
+func (t *Tx) piping() bool { return len(t.pipe) > 0 || t.unbegun() || t.spPending }
 
 // execPiped runs q in the same round trip as the queued statements.
 func (t *Tx) execPiped(q string, args []any) (sql.Result, error) {
