@@ -10,10 +10,11 @@ import (
 // one place events for subscribers come from: every node tails it, so a
 // consumer may resume from the last Seq it saw on any node.
 type OutboxTx interface {
-	// AppendNotification stores n and sets n.Seq. Seqs increase, and a
-	// transaction that saw another's commit takes its seqs after that
-	// one's; appends of concurrent transactions do not wait for each
-	// other.
+	// AppendNotification stores n and sets n.Seq, by the time the
+	// transaction commits (a pipelined transaction learns it with a
+	// later statement's answer). Seqs increase, and a transaction that
+	// saw another's commit takes its seqs after that one's; appends of
+	// concurrent transactions do not wait for each other.
 	AppendNotification(n *game.Notification) error
 	// ListNotifications returns up to limit notifications with Seq >
 	// after, in Seq order, stopping before any seq that a transaction

@@ -24,17 +24,22 @@ func (t *Tx) AppendNotification(n *game.Notification) error {
 		t.appending = true
 	}
 	args := []any{n.ID, store.Millis(n.Time), n.Type, n.Resource, n.Target, string(n.Envelope)}
-	var err error
+	taken := func(err error) error {
+		if t.isUnique(err) {
+			return game.Errorf(game.Conflict, "notification %s already exists", n.ID)
+		}
+		return err
+	}
 	if t.db.dialect.Name == "postgres" {
-		err = t.queryRow(`INSERT INTO outbox (id, time, type, resource, target, envelope)
-			VALUES (?, ?, ?, ?, ?, ?) RETURNING seq`, args...).Scan(&n.Seq)
-	} else {
-		n.Seq, err = t.insertSQLite(args)
+		// Queued: nothing the job does next waits for the seq, which
+		// arrives with the answer of the round trip that carries the
+		// insert (pipeline.go), by the transaction's commit at the latest.
+		return t.laterRow(func(row Row) error { return row.Scan(&n.Seq) }, taken, false,
+			`INSERT INTO outbox (id, time, type, resource, target, envelope) VALUES (?, ?, ?, ?, ?, ?) RETURNING seq`, args...)
 	}
-	if t.isUnique(err) {
-		return game.Errorf(game.Conflict, "notification %s already exists", n.ID)
-	}
-	return err
+	var err error
+	n.Seq, err = t.insertSQLite(args)
+	return taken(err)
 }
 
 // insertSQLite appends an outbox row on SQLite and returns its seq. It

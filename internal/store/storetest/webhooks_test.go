@@ -133,12 +133,20 @@ func TestWebhookDeliveries(t *testing.T) {
 func TestWebhookClaimsExclusive(t *testing.T) {
 	Each(t, func(t *testing.T, st store.Store) {
 		t0 := time.UnixMilli(1767225600000).UTC()
+		var notes []*game.Notification
 		Update(t, st, func(tx store.Tx) error {
 			for i := range 40 {
 				n := &game.Notification{ID: fmt.Sprint("x-", i), Time: t0, Type: "T", Resource: "r", Target: "http://h", Envelope: []byte("{}")}
 				if err := tx.AppendNotification(n); err != nil {
 					return err
 				}
+				notes = append(notes, n)
+			}
+			return nil
+		})
+		// Each seq is known once its append has committed.
+		Update(t, st, func(tx store.Tx) error {
+			for _, n := range notes {
 				if err := tx.AddWebhookDelivery(&store.WebhookDelivery{Seq: n.Seq, Target: "http://h", NextAttempt: t0}); err != nil {
 					return err
 				}
