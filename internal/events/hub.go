@@ -33,6 +33,10 @@ type Hub struct {
 	pos    int64 // every notification up to pos has been fanned out
 	subs   map[*subscription]struct{}
 	closed bool
+	// idle: the tailer found no subscriber and stopped reading, so pos
+	// may be behind the outbox's end; the next subscriber to come reads
+	// the end again (subscribe).
+	idle bool
 }
 
 // subscription is one live consumer: notifications with Seq > from that
@@ -125,8 +129,16 @@ func (h *Hub) waitFor(ctx context.Context, d time.Duration) bool {
 }
 
 // step reads one page after pos and fans it out; more reports a full page.
+// With no subscriber it reads nothing: every node tails the outbox, most
+// of them with no stream open, and the notifications each node's
+// placements write would otherwise be read by every node once more.
 func (h *Hub) step(ctx context.Context) (more bool, err error) {
 	h.mu.Lock()
+	if len(h.subs) == 0 {
+		h.idle = true
+		h.mu.Unlock()
+		return false, nil
+	}
 	pos := h.pos
 	h.mu.Unlock()
 	var page []*game.Notification
@@ -152,13 +164,15 @@ func (h *Hub) step(ctx context.Context) (more bool, err error) {
 			}
 		}
 	}
-	h.pos = page[len(page)-1].Seq
+	h.pos = max(h.pos, page[len(page)-1].Seq)
 	return len(page) == pageSize, nil
 }
 
 // subscribe registers a consumer of the notifications after the hub's
 // position, which it returns as s.from: the caller reads notifications up
 // to s.from from the store itself. It waits until the tailer has started.
+// When the tailer idled (no subscriber), the position is first moved to
+// the outbox's end as it is now, as at the tailer's start.
 func (h *Hub) subscribe(ctx context.Context, match func(*game.Notification) bool) (*subscription, error) {
 	select {
 	case <-h.ready:
@@ -166,9 +180,26 @@ func (h *Hub) subscribe(ctx context.Context, match func(*game.Notification) bool
 		return nil, ctx.Err()
 	}
 	h.mu.Lock()
+	idle := h.idle && len(h.subs) == 0
+	h.mu.Unlock()
+	var end int64
+	if idle {
+		if err := h.st.View(ctx, func(tx store.Tx) (err error) {
+			end, err = tx.LastNotificationSeq()
+			return err
+		}); err != nil {
+			return nil, err
+		}
+	}
+	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
 		return nil, errClosed
+	}
+	if idle && h.idle && len(h.subs) == 0 {
+		// Nothing read meanwhile: no subscriber has been fanned anything
+		// from pos, and the tailer reads from the end read above.
+		h.pos, h.idle = max(h.pos, end), false
 	}
 	s := &subscription{from: h.pos, match: match, ch: make(chan *game.Notification, h.buffer)}
 	h.subs[s] = struct{}{}

@@ -268,3 +268,67 @@ func FuzzParseQuery(f *testing.F) {
 		}
 	})
 }
+
+// countingStore counts the reads of a real store.
+type countingStore struct {
+	store.Store
+	views int
+}
+
+func (c *countingStore) View(ctx context.Context, fn func(store.Tx) error) error {
+	c.views++
+	return c.Store.View(ctx, fn)
+}
+
+// With no subscriber the tailer reads nothing; the next subscriber starts
+// at the outbox's end as it is then, and receives what follows.
+func TestHubIdleWithoutSubscribers(t *testing.T) {
+	st := &countingStore{Store: openSQLite(t)}
+	ctx := context.Background()
+	h := newHub(st, time.Hour, 8, slog.New(slog.DiscardHandler))
+	h.readyOnce.Do(func() { close(h.ready) }) // the tailer's start: pos 0
+	add(t, st, "Before", "")
+	last := add(t, st, "Before", "")
+	if more, err := h.step(ctx); more || err != nil || st.views != 0 {
+		t.Fatalf("idle step: more %v, err %v, %d reads", more, err, st.views)
+	}
+	sub, err := h.subscribe(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sub.from != last.Seq || st.views != 1 {
+		t.Fatalf("subscription from %d after %d reads, want %d after 1", sub.from, st.views, last.Seq)
+	}
+	// A second subscriber joins the tailer where it is, without a read.
+	other, _ := h.subscribe(ctx, nil)
+	if other.from != last.Seq || st.views != 1 {
+		t.Fatalf("second subscription from %d after %d reads", other.from, st.views)
+	}
+	n := add(t, st, "After", "")
+	if _, err := h.step(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []*subscription{sub, other} {
+		if got := <-s.ch; got.Seq != n.Seq {
+			t.Fatalf("got %d, want %d", got.Seq, n.Seq)
+		}
+	}
+	h.unsubscribe(sub)
+	h.unsubscribe(other)
+	add(t, st, "Unread", "")
+	views := st.views
+	h.step(ctx)
+	if st.views != views {
+		t.Fatalf("the tailer read the outbox with no subscriber")
+	}
+	late := add(t, st, "Late", "")
+	again, _ := h.subscribe(ctx, nil)
+	if again.from != late.Seq {
+		t.Fatalf("subscription after idling from %d, want %d", again.from, late.Seq)
+	}
+	n = add(t, st, "Next", "")
+	h.step(ctx)
+	if got := <-again.ch; got.Seq != n.Seq {
+		t.Fatalf("got %d, want %d", got.Seq, n.Seq)
+	}
+}

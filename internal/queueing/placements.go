@@ -20,12 +20,16 @@ import (
 // PriorityOrder has no LOCATION, impossible latencies, more desired
 // players than seats).
 func (s *Service) StartGameSessionPlacement(ctx context.Context, in *wire.StartGameSessionPlacementInput) (*wire.StartGameSessionPlacementOutput, error) {
-	var p *game.Placement
+	var (
+		p     *game.Placement
+		dests []string
+	)
 	created := false
 	err := s.update(ctx, func(tx store.Tx) error {
 		p, created = nil, false
-		np, err := s.placementFor(tx, in)
+		np, q, err := s.placementFor(tx, in)
 		if err == nil {
+			dests = q.Destinations
 			err = tx.InsertPlacement(np)
 		}
 		if err != nil {
@@ -44,28 +48,65 @@ func (s *Service) StartGameSessionPlacement(ctx context.Context, in *wire.StartG
 		return nil, err
 	}
 	if created {
-		s.wakePlacer()
+		s.wakePlacerFor(dests)
 	}
 	return &wire.StartGameSessionPlacementOutput{GameSessionPlacement: placementOut(p)}, nil
 }
 
-// placementFor builds the PENDING placement in asks for on its queue.
-func (s *Service) placementFor(tx store.Tx, in *wire.StartGameSessionPlacementInput) (*game.Placement, error) {
+// placementFor builds the PENDING placement in asks for on its queue,
+// which it returns too.
+func (s *Service) placementFor(tx store.Tx, in *wire.StartGameSessionPlacementInput) (*game.Placement, *game.Queue, error) {
 	p, err := s.newPlacement(in)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	q, err := tx.GetQueue(game.ResourceID(*in.GameSessionQueueName, "gamesessionqueue"))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if p.Override != nil && !slices.Contains(q.PriorityOrder, game.PriorityLocation) {
-		return nil, game.Errorf(game.InvalidRequest,
+		return nil, nil, game.Errorf(game.InvalidRequest,
 			"PriorityConfigurationOverride needs a queue that prioritizes LOCATION; queue %s's PriorityOrder does not include LOCATION", q.Name)
 	}
 	p.QueueName, p.QueueARN = q.Name, q.ARN
 	p.Deadline = p.StartTime.Add(queueTimeout(q))
-	return p, nil
+	return p, q, nil
+}
+
+// wakePlacerFor wakes the placer that places a new placement on a queue
+// whose destinations are dests. When every destination names a fleet
+// (no alias) that another node owns, this node's placer could only find
+// that out, reading those fleets from the store, and wake their owners:
+// it wakes the owners' placers at once instead (the owner of the best
+// ranked candidate places it, and wakes another owner whose fleet is the
+// best with room), and leaves its own asleep. Otherwise its own placer
+// runs, as for any placement. A fleet this node gained meanwhile is
+// placed here too.
+func (s *Service) wakePlacerFor(dests []string) {
+	var fleets []string
+	for _, d := range dests {
+		if destinationKind(d) != "fleet" {
+			s.wakePlacer()
+			return
+		}
+		id := game.ResourceID(d, "fleet")
+		if s.ctl.Owns(id) {
+			s.wakePlacer()
+			return
+		}
+		if !slices.Contains(fleets, id) {
+			fleets = append(fleets, id)
+		}
+	}
+	for _, id := range fleets {
+		s.ctl.WakeOwner(id)
+	}
+	for _, id := range fleets {
+		if s.ctl.Owns(id) {
+			s.wakePlacer()
+			return
+		}
+	}
 }
 
 // newPlacement builds a PENDING placement from in, checking what the
