@@ -83,30 +83,36 @@ func (s *Service) placementFor(tx store.Tx, in *wire.StartGameSessionPlacementIn
 // runs, as for any placement. A fleet this node gained meanwhile is
 // placed here too.
 func (s *Service) wakePlacerFor(dests []string) {
+	fleets, others := s.othersOnly(dests)
+	if !others {
+		s.wakePlacer()
+		return
+	}
+	for _, id := range fleets {
+		s.ctl.WakeOwner(id)
+	}
+	if _, others := s.othersOnly(dests); !others {
+		s.wakePlacer()
+	}
+}
+
+// othersOnly reports whether every destination of dests names a fleet
+// (no alias) that another node owns, and returns those fleets once each.
+func (s *Service) othersOnly(dests []string) ([]string, bool) {
 	var fleets []string
 	for _, d := range dests {
 		if destinationKind(d) != "fleet" {
-			s.wakePlacer()
-			return
+			return nil, false
 		}
 		id := game.ResourceID(d, "fleet")
 		if s.ctl.Owns(id) {
-			s.wakePlacer()
-			return
+			return nil, false
 		}
 		if !slices.Contains(fleets, id) {
 			fleets = append(fleets, id)
 		}
 	}
-	for _, id := range fleets {
-		s.ctl.WakeOwner(id)
-	}
-	for _, id := range fleets {
-		if s.ctl.Owns(id) {
-			s.wakePlacer()
-			return
-		}
-	}
+	return fleets, true
 }
 
 // newPlacement builds a PENDING placement from in, checking what the

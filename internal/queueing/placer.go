@@ -122,6 +122,7 @@ type snapshot struct {
 	tx     store.Tx
 	now    time.Time
 	queues map[string]*game.Queue
+	others map[string]bool // queue → every fleet of it is another node's
 	fleets map[string]*game.Fleet
 	free   map[string]map[string]int // fleet → location → free processes
 }
@@ -142,6 +143,15 @@ func (sn *snapshot) place(p *game.Placement) (*placed, error) {
 	q, err := sn.queue(p.QueueName)
 	if err != nil || q == nil {
 		return nil, err
+	}
+	if sn.othersOnly(q) {
+		// Every fleet of the queue is another node's: their owners
+		// place it. They were woken when it started (wakePlacerFor),
+		// run their placers when they gain a fleet, and at every
+		// sweep; this node neither reads their fleets nor wakes them
+		// again at each of its own runs (which would wake their placers
+		// as often as this node's runs, each for nothing new).
+		return nil, nil
 	}
 	cands, err := sn.candidates(q)
 	if err != nil {
@@ -205,6 +215,20 @@ func (sn *snapshot) claim(p *game.Placement, f *game.Fleet, location string) (*p
 		return nil, err
 	}
 	return &placed{gs, proc}, nil
+}
+
+// othersOnly reports whether every destination of q names a fleet that
+// another node owns (Service.othersOnly), once per queue and snapshot.
+func (sn *snapshot) othersOnly(q *game.Queue) bool {
+	if sn.others == nil {
+		sn.others = map[string]bool{}
+	}
+	others, ok := sn.others[q.Name]
+	if !ok {
+		_, others = sn.s.othersOnly(q.Destinations)
+		sn.others[q.Name] = others
+	}
+	return others
 }
 
 // ownsAny reports whether this node acts for one of the candidates' fleets.
