@@ -132,9 +132,20 @@ func (s *Service) Run(ctx context.Context) {
 	wg.Wait()
 }
 
+// minPass is the least time from one pass of the deliverer to the next
+// when the first found nothing more to do at once. Every commit that
+// appends wakes it, and every node's deliverer reads every node's
+// notifications: under load, a pass per wake would read the outbox as
+// often as the nodes commit, a few notifications each time, and pay a
+// read transaction (and a claim) for each. Paced, a pass takes what some
+// milliseconds brought, and a webhook's first attempt waits at most this
+// much longer.
+const minPass = 20 * time.Millisecond
+
 // deliver is the webhook and retention loop.
 func (s *Service) deliver(ctx context.Context) {
 	for {
+		start := time.Now()
 		busy := s.Step(ctx)
 		if ctx.Err() != nil {
 			return
@@ -142,16 +153,27 @@ func (s *Service) deliver(ctx context.Context) {
 		if busy {
 			continue
 		}
-		t := time.NewTimer(s.hub.nextPoll())
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if !wait(ctx, s.wake, s.hub.nextPoll()) {
 			return
-		case <-s.wake:
-		case <-t.C:
 		}
-		t.Stop()
+		if rest := minPass - time.Since(start); rest > 0 && !wait(ctx, nil, rest) {
+			return
+		}
 	}
+}
+
+// wait blocks until a receive from wake (nil: none), d, or ctx's end
+// (false).
+func wait(ctx context.Context, wake <-chan struct{}, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-wake:
+	case <-t.C:
+	}
+	return true
 }
 
 // Step runs one round of webhook work at the service clock's now:
