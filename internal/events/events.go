@@ -140,7 +140,7 @@ func (s *Service) Run(ctx context.Context) {
 // read transaction (and a claim) for each. Paced, a pass takes what some
 // milliseconds brought, and a webhook's first attempt waits at most this
 // much longer.
-const minPass = 20 * time.Millisecond
+const minPass = 50 * time.Millisecond
 
 // deliver is the webhook and retention loop.
 func (s *Service) deliver(ctx context.Context) {
