@@ -7,7 +7,9 @@ import (
 	"log/slog"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/anylift/anylift/internal/game"
@@ -331,4 +333,62 @@ func TestHubIdleWithoutSubscribers(t *testing.T) {
 	if got := <-again.ch; got.Seq != n.Seq {
 		t.Fatalf("got %d, want %d", got.Seq, n.Seq)
 	}
+}
+
+// countingViews counts the read transactions of a real store, safely
+// across goroutines.
+type countingViews struct {
+	store.Store
+	mu    sync.Mutex
+	views int
+}
+
+func (c *countingViews) View(ctx context.Context, fn func(store.Tx) error) error {
+	c.mu.Lock()
+	c.views++
+	c.mu.Unlock()
+	return c.Store.View(ctx, fn)
+}
+
+func (c *countingViews) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.views
+}
+
+// The deliverer's passes are at least minPass apart when one finds
+// nothing more to do, however often commits wake it; a wake inside the
+// interval is not lost: the pass after it reads what was appended.
+func TestDelivererPacesItsPasses(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := &countingViews{Store: openSQLite(t)}
+		s := New(st, Config{PruneEvery: time.Hour})
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { defer close(done); s.deliver(ctx) }()
+		synctest.Wait() // the first pass, then waiting for a wake
+		first := st.count()
+		if first == 0 {
+			t.Fatal("no pass at the start")
+		}
+		for range 10 { // ten commits within a few milliseconds
+			add(t, st, "T", "")
+			s.Wake()
+			time.Sleep(time.Millisecond)
+			synctest.Wait()
+		}
+		if n := st.count(); n != first {
+			t.Fatalf("%d reads within %v of the first pass, want none", n-first, minPass)
+		}
+		time.Sleep(minPass)
+		synctest.Wait()
+		if n := st.count(); n == first {
+			t.Fatalf("no pass after %v", minPass)
+		}
+		if s.hooks.scanned == 0 {
+			t.Fatal("the pass after the wakes did not read what they announced")
+		}
+		cancel()
+		<-done
+	})
 }
