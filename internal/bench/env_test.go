@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -127,6 +128,13 @@ func readPGWork(b *testing.B, dsn string) pgWork {
 	}
 	defer db.Close()
 	var w pgWork
+	if os.Getenv("ANYLIFT_BENCH_PGSS") != "" {
+		// The statements' counts from here (pg_stat_statements, which the
+		// database must preload): reportPGWork logs them per operation.
+		if _, err := db.Exec(`SELECT pg_stat_statements_reset()`); err != nil {
+			b.Fatal(err)
+		}
+	}
 	if err := db.QueryRow(`SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()`).Scan(&w.commits); err != nil {
 		b.Fatal(err)
 	}
@@ -140,9 +148,45 @@ func readPGWork(b *testing.B, dsn string) pgWork {
 // transactions committed and the writing transactions, background loops
 // of the nodes included (and anything else using the database meanwhile).
 func reportPGWork(b *testing.B, dsn string, before pgWork, ops int) {
+	if os.Getenv("ANYLIFT_BENCH_PGSS") != "" {
+		logStatements(b, dsn, ops)
+	}
 	after := readPGWork(b, dsn)
 	b.ReportMetric(float64(after.commits-before.commits)/float64(ops), "pg-commits/op")
 	b.ReportMetric(float64(after.xids-before.xids)/float64(ops), "pg-writes/op")
+}
+
+// logStatements logs the statements run since readPGWork reset
+// pg_stat_statements (ANYLIFT_BENCH_PGSS=1), most called first: calls and
+// execution plus planning milliseconds per operation.
+func logStatements(b *testing.B, dsn string, ops int) {
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT calls, total_exec_time + total_plan_time, left(regexp_replace(query, '\s+', ' ', 'g'), 110)
+		FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+		ORDER BY calls DESC LIMIT 60`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rows.Close()
+	var out strings.Builder
+	fmt.Fprintf(&out, "%9s %9s  statement (per op)\n", "calls", "ms")
+	for rows.Next() {
+		var calls int64
+		var ms float64
+		var q string
+		if err := rows.Scan(&calls, &ms, &q); err != nil {
+			b.Fatal(err)
+		}
+		fmt.Fprintf(&out, "%9.3f %9.4f  %s\n", float64(calls)/float64(ops), ms/float64(ops), q)
+	}
+	if err := rows.Err(); err != nil {
+		b.Fatal(err)
+	}
+	b.Log("\n" + out.String())
 }
 
 // cpuWork is CPU time spent so far: by this process (the nodes, and the
@@ -163,6 +207,9 @@ func readCPUWork(b *testing.B) cpuWork {
 		b.Fatal(err)
 	}
 	w.self = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	// ANYLIFT_BENCH_PG_PID, a postmaster's pid, counts only that server's
+	// processes: other PostgreSQL servers on the machine are left out.
+	postmaster := os.Getenv("ANYLIFT_BENCH_PG_PID")
 	procs, _ := filepath.Glob("/proc/[0-9]*/stat")
 	for _, p := range procs {
 		raw, err := os.ReadFile(p)
@@ -182,6 +229,9 @@ func readCPUWork(b *testing.B) cpuWork {
 		num := func(i int) time.Duration { v, _ := strconv.ParseInt(f[i], 10, 64); return time.Duration(v) * clockTick }
 		switch comm := s[open+1 : close]; {
 		case comm == "postgres":
+			if pid := strings.TrimSpace(s[:open]); postmaster != "" && pid != postmaster && f[1] != postmaster {
+				continue
+			}
 		case (comm == "etcd" || comm == "kube-apiserver") && f[1] == strconv.Itoa(os.Getpid()):
 			w.kube += num(11) + num(12)
 			continue

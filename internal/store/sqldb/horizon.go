@@ -1,7 +1,10 @@
 package sqldb
 
 import (
+	"fmt"
 	"hash/fnv"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -39,12 +42,27 @@ type outboxHorizon struct {
 
 	mu      sync.Mutex
 	settled int64 // every seq ≤ settled is settled
-	// An observation waiting to settle: the last seq handed out, and the
-	// virtual transaction ids holding the append lock at the time.
-	pending bool
+	// Observations waiting to settle, oldest first: the last seq handed
+	// out, and the virtual transaction ids holding the append lock at the
+	// time (observation).
+	pending []observation
+	// observe and lastSeq are the statements of an observation and of
+	// the last seq alone, with the outbox sequence's oid and the key
+	// written in (statements), built at first use.
+	observe, lastSeq string
+}
+
+// observation is what a reader saw at one moment: every seq up to last
+// is settled once every one of holders has ended.
+type observation struct {
 	last    int64
 	holders []string
 }
+
+// maxPending bounds the observations kept waiting. Dropping the oldest
+// only delays the horizon: a later observation settles every seq an
+// earlier one would, when its own holders have ended.
+const maxPending = 16
 
 // horizonKey is the append lock's key for a schema: 31 bits of its hash
 // (an advisory key of one 32-bit half, so pg_locks shows it in objid).
@@ -58,13 +76,31 @@ func horizonKey(schema string) int64 {
 // PostgreSQL backend calls it once, before the store is shared.
 func (db *DB) SetOutboxSchema(schema string) { db.horizon.key = horizonKey(schema) }
 
-const (
-	lastSeqQuery = `SELECT COALESCE(pg_sequence_last_value(pg_get_serial_sequence('outbox', 'seq')::regclass), 0)`
-	holdersQuery = `SELECT virtualtransaction FROM pg_locks
-		WHERE locktype = 'advisory' AND classid = 0 AND objid = ?::bigint::oid AND objsubid = 1 AND pid <> pg_backend_pid()`
-	stillHeldQuery = `SELECT count(*) FROM pg_locks
-		WHERE locktype = 'advisory' AND classid = 0 AND objid = ?::bigint::oid AND objsubid = 1 AND virtualtransaction = ANY(?)`
-)
+// statements builds, once per store, the observation's statement and
+// the last seq's. Both are written without parameters, the sequence
+// named by its oid, so that each is planned once on a connection and its
+// plan kept (a statement with parameters may be planned at every run),
+// and the sequence is not looked up by name at every run.
+//
+// The observation reads, in one statement and in this order, the last
+// seq handed out and then the holders of the append lock (but the
+// reader's own connection): the holders are a subquery correlated with
+// the last seq, run only once that has been read.
+func (h *outboxHorizon) statements(t *Tx) error {
+	if h.observe != "" {
+		return nil
+	}
+	var seq int64
+	if err := t.queryRow(`SELECT pg_get_serial_sequence('outbox', 'seq')::regclass::oid::bigint`).Scan(&seq); err != nil {
+		return err
+	}
+	h.lastSeq = fmt.Sprintf(`SELECT COALESCE(pg_sequence_last_value(%d::oid::regclass), 0)`, seq)
+	h.observe = fmt.Sprintf(`SELECT s.last, (SELECT COALESCE(string_agg(virtualtransaction, ','), '') FROM pg_locks
+		WHERE locktype = 'advisory' AND classid = 0 AND objid = %d::oid AND objsubid = 1
+			AND pid <> pg_backend_pid() AND s.last IS NOT NULL)
+		FROM (SELECT COALESCE(pg_sequence_last_value(%d::oid::regclass), 0) AS last OFFSET 0) s`, h.key, seq)
+	return nil
+}
 
 // OnOutboxSettled sets f to be called each time the settled horizon moves
 // forward (PostgreSQL). Every reader shares the horizon: one reader may
@@ -89,39 +125,50 @@ func (h *outboxHorizon) settle(t *Tx) (int64, error) {
 func (h *outboxHorizon) settleLocked(t *Tx) (int64, error) {
 	if t.appending {
 		// This transaction holds the append lock, and its own seqs are
-		// not committed: the holders query cannot see it (it leaves out
+		// not committed: the observation cannot see it (it leaves out
 		// the reader's own connection), so any horizon taken here could
 		// pass them, and readers elsewhere would skip them once they
 		// commit. It reads up to the horizon as it stands.
 		return h.settled, nil
 	}
-	if h.pending {
-		var n int
-		if err := t.queryRow(stillHeldQuery, h.key, h.holders).Scan(&n); err != nil {
-			return h.settled, err
-		}
-		if n > 0 {
-			return h.settled, nil
-		}
-		h.settled, h.pending, h.holders = max(h.settled, h.last), false, nil
+	if err := h.statements(t); err != nil {
+		return h.settled, err
 	}
 	var last int64
-	if err := t.queryRow(lastSeqQuery).Scan(&last); err != nil {
+	var held string
+	if err := t.queryRow(h.observe).Scan(&last, &held); err != nil {
 		return h.settled, err
 	}
-	if last <= h.settled {
-		return h.settled, nil
+	var holders []string
+	if held != "" {
+		holders = strings.Split(held, ",")
 	}
-	holders, err := t.queryStrings(holdersQuery, h.key)
-	if err != nil {
-		return h.settled, err
-	}
-	if len(holders) == 0 {
-		h.settled = last
-	} else {
-		h.pending, h.last, h.holders = true, last, holders
-	}
+	h.observed(last, holders)
 	return h.settled, nil
+}
+
+// observed takes in an observation: the last seq handed out, then the
+// holders of the append lock. Those holders are also every transaction
+// still holding it of those an earlier observation saw, since a
+// transaction holds the lock from before its first seq to its end. So
+// the newest observation none of whose holders is among them is settled,
+// and with it every earlier one: a holder of an earlier one that had not
+// ended would have held the lock at the later one's too. This one itself
+// is settled if it saw no holder, else it waits for a later reading.
+func (h *outboxHorizon) observed(last int64, holders []string) {
+	if last > h.settled {
+		if len(h.pending) == maxPending {
+			h.pending = slices.Delete(h.pending, 0, 1)
+		}
+		h.pending = append(h.pending, observation{last, holders})
+	}
+	for i := len(h.pending) - 1; i >= 0; i-- {
+		if !slices.ContainsFunc(h.pending[i].holders, func(v string) bool { return slices.Contains(holders, v) }) {
+			h.settled = max(h.settled, h.pending[i].last)
+			h.pending = slices.DeleteFunc(h.pending, func(o observation) bool { return o.last <= h.settled })
+			break
+		}
+	}
 }
 
 // end returns the outbox's end for a reader starting now: it takes the
@@ -132,16 +179,22 @@ func (h *outboxHorizon) end(t *Tx) (int64, error) {
 	if _, err := t.exec(`SELECT pg_advisory_xact_lock(?)`, h.key); err != nil {
 		return 0, err
 	}
-	var last int64
-	if err := t.queryRow(lastSeqQuery).Scan(&last); err != nil {
-		return 0, err
-	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if last > h.settled && !h.pending && !t.appending {
+	if err := h.statements(t); err != nil {
+		return 0, err
+	}
+	var last int64
+	if err := t.queryRow(h.lastSeq).Scan(&last); err != nil {
+		return 0, err
+	}
+	if last > h.settled && !t.appending {
 		// (A transaction that appended holds seqs not yet committed: it
 		// may start a reader of its own at last, but settles nothing.)
 		h.settled = last
+		for len(h.pending) > 0 && h.pending[0].last <= last {
+			h.pending = h.pending[1:]
+		}
 	}
 	return last, nil
 }
@@ -152,5 +205,5 @@ func (h *outboxHorizon) end(t *Tx) (int64, error) {
 func (db *DB) OutboxUnsettled() bool {
 	db.horizon.mu.Lock()
 	defer db.horizon.mu.Unlock()
-	return db.horizon.pending
+	return len(db.horizon.pending) > 0
 }
