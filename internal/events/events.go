@@ -20,7 +20,9 @@ import (
 // Config tunes the event service; zero values take the defaults.
 type Config struct {
 	// Poll is how often the outbox is read for appends made by other
-	// nodes (500 ms); local commits wake the readers at once.
+	// nodes (500 ms); local commits wake the readers at once. It is also
+	// how often the webhook deliverer looks for due deliveries it was not
+	// told of (other nodes', leases that ran out).
 	Poll time.Duration
 	// Heartbeat is the interval of comment lines on idle streams (15 s).
 	Heartbeat time.Duration
@@ -86,7 +88,11 @@ func New(st store.Store, cfg Config) *Service {
 	cfg.defaults()
 	s := &Service{cfg: cfg, st: st, wake: make(chan struct{}, 1)}
 	s.hub = newHub(st, cfg.Poll, cfg.Buffer, cfg.Log)
-	s.hooks = &deliverer{st: st, cfg: cfg.Webhook, now: cfg.Now, log: cfg.Log, owner: game.NewUUID(), skipped: map[string]bool{}, observe: cfg.OnWebhookAttempt}
+	s.hooks = &deliverer{st: st, cfg: cfg.Webhook, now: cfg.Now, log: cfg.Log, owner: game.NewUUID(), skipped: map[string]bool{},
+		observe: cfg.OnWebhookAttempt, claimEvery: cfg.Poll, wake: s.wakeDeliverer}
+	// The deliverer follows what the tailer reads rather than reading
+	// the outbox again (deliverer.fed).
+	s.hub.read = s.hooks.fed
 	s.stream = &stream{hub: s.hub, st: st, auth: &s.cfg.Auth, heartbeat: cfg.Heartbeat}
 	// One reader may settle notifications another found unsettled
 	// moments before (PostgreSQL): that one reads again at once.
@@ -106,6 +112,11 @@ func (s *Service) Hub() *Hub { return s.hub }
 // never blocks; it is what Notifying calls after a commit that appended.
 func (s *Service) Wake() {
 	s.hub.Wake()
+	s.wakeDeliverer()
+}
+
+// wakeDeliverer wakes the webhook loop alone. It never blocks.
+func (s *Service) wakeDeliverer() {
 	select {
 	case s.wake <- struct{}{}:
 	default:

@@ -29,6 +29,13 @@ type Hub struct {
 	ready     chan struct{} // closed once pos is known, or on Close
 	readyOnce sync.Once
 
+	// read, when set, is told of every page the tailer reads, after the
+	// position it read after (and of that position alone, with no page,
+	// when the tailer starts): the webhook deliverer follows the outbox
+	// through it (deliverer.fed). It is called by the tailer's goroutine,
+	// in order, and must not block.
+	read func(after int64, page []*game.Notification)
+
 	mu     sync.Mutex
 	pos    int64 // every notification up to pos has been fanned out
 	subs   map[*subscription]struct{}
@@ -68,15 +75,8 @@ func (h *Hub) Wake() {
 func (h *Hub) Run(ctx context.Context) {
 	defer h.Close()
 	for {
-		var last int64
-		err := h.st.View(ctx, func(tx store.Tx) (err error) {
-			last, err = tx.LastNotificationSeq()
-			return err
-		})
+		err := h.start(ctx)
 		if err == nil {
-			h.mu.Lock()
-			h.pos = last
-			h.mu.Unlock()
 			break
 		}
 		h.log.Warn("event stream: reading the outbox end failed", "err", err)
@@ -97,6 +97,25 @@ func (h *Hub) Run(ctx context.Context) {
 			return
 		}
 	}
+}
+
+// start sets the tailer's position at the outbox's end.
+func (h *Hub) start(ctx context.Context) error {
+	var last int64
+	err := h.st.View(ctx, func(tx store.Tx) (err error) {
+		last, err = tx.LastNotificationSeq()
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	h.mu.Lock()
+	h.pos = last
+	h.mu.Unlock()
+	if h.read != nil {
+		h.read(last, nil)
+	}
+	return nil
 }
 
 // unsettledPoll is how soon the outbox is read again while notifications
@@ -148,6 +167,9 @@ func (h *Hub) step(ctx context.Context) (more bool, err error) {
 	})
 	if err != nil || len(page) == 0 {
 		return false, err
+	}
+	if h.read != nil {
+		h.read(pos, page)
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -110,6 +110,92 @@ type deliverer struct {
 	// (enqueue). Only the deliver loop (Step) touches them.
 	scanned  int64
 	advanced time.Time
+	// cursor is the stored cursor as this deliverer last read or wrote
+	// it: never ahead of the stored one, which only moves forward.
+	cursor int64
+
+	// feed is what the stream's tailer has read of the outbox (fed).
+	feed feed
+	// wake wakes the deliver loop (Service.Wake's, for the deliverer
+	// alone); nil when only Step drives it.
+	wake func()
+
+	// The claim's look for due deliveries (claim): claimEvery is how often
+	// it looks in any case, checked when it last looked, recheck that it
+	// should look at once, retries the next attempts this node scheduled.
+	// Only the deliver loop touches checked and recheck; retries is under
+	// mu (attempts record them).
+	claimEvery time.Duration
+	checked    time.Time
+	recheck    bool
+	retries    []time.Time
+}
+
+// feed is what the stream's tailer (Hub) has read of the outbox and
+// handed to the deliverer: every notification in (from, to], and the
+// seqs of those whose target is a webhook. The tailer reads every
+// notification, in seq order, up to the same settled horizon, so a
+// deliverer whose position is within that range need not read those
+// notifications again to learn that none of them is a webhook's: a queue
+// placement's notifications, without a webhook, were read twice, with
+// the stored cursor read at each commit.
+type feed struct {
+	sync.Mutex
+	started  bool
+	from, to int64
+	hooks    []int64
+}
+
+// maxFedHooks bounds the webhook seqs the feed keeps for a deliverer that
+// does not keep up: past it, the feed starts again where the tailer is,
+// and the deliverer reads from the store up to there, as without a feed.
+const maxFedHooks = 1 << 16
+
+// fed is the tailer's report of a page read after the position after (or
+// of its start at after, with no page). It wakes the deliver loop when the
+// page holds a webhook's notification.
+func (d *deliverer) fed(after int64, page []*game.Notification) {
+	hook := false
+	f := &d.feed
+	f.Lock()
+	if !f.started || after != f.to || len(f.hooks) > maxFedHooks {
+		// The start, or (should the tailer ever skip) a range that does
+		// not follow the last: the feed starts again here.
+		f.started, f.from, f.to, f.hooks = true, after, after, nil
+	}
+	for _, n := range page {
+		if isWebhook(n.Target) {
+			f.hooks = append(f.hooks, n.Seq)
+			hook = true
+		}
+		f.to = n.Seq
+	}
+	f.Unlock()
+	if hook && d.wake != nil {
+		d.wake()
+	}
+}
+
+// followed tells, for a deliverer that has dealt with every notification
+// up to pos, how far the tailer has read (to) and the first webhook's
+// notification after pos among what it read (hook, 0 if none); ok is
+// false when the tailer has not read from pos or earlier.
+func (d *deliverer) followed(pos int64) (to, hook int64, ok bool) {
+	f := &d.feed
+	f.Lock()
+	defer f.Unlock()
+	if !f.started || pos < f.from {
+		return 0, 0, false
+	}
+	i := 0
+	for i < len(f.hooks) && f.hooks[i] <= pos {
+		i++
+	}
+	f.hooks = f.hooks[i:]
+	if len(f.hooks) > 0 {
+		hook = f.hooks[0]
+	}
+	return f.to, hook, true
 }
 
 // The deliverer reads before it writes. On a store whose writes go
@@ -139,8 +225,23 @@ func isWebhook(target string) bool {
 
 // enqueue turns the notifications after the webhook cursor into pending
 // deliveries; more reports a full page.
+//
+// Where the tailer has read what follows the deliverer's position (fed),
+// it reads nothing: without a webhook among those notifications it passes
+// over them in memory, as it would having read them; with one, it passes
+// over those before it and reads from there.
 func (d *deliverer) enqueue(ctx context.Context) (more bool, err error) {
 	now := d.now()
+	if to, hook, ok := d.followed(max(d.cursor, d.scanned)); ok {
+		if hook == 0 {
+			d.scanned = max(d.scanned, to)
+			if d.scanned > d.cursor && (d.scanned-d.cursor >= cursorLag || now.Sub(d.advanced) >= cursorAge) {
+				return false, d.settle(ctx)
+			}
+			return false, nil
+		}
+		d.scanned = max(d.scanned, hook-1)
+	}
 	var cur int64
 	var page []*game.Notification
 	err = d.st.View(ctx, func(tx store.Tx) error {
@@ -154,6 +255,7 @@ func (d *deliverer) enqueue(ctx context.Context) (more bool, err error) {
 	if err != nil {
 		return false, err
 	}
+	d.cursor = max(d.cursor, cur)
 	if len(page) == 0 {
 		if d.scanned > cur && now.Sub(d.advanced) >= cursorAge {
 			return false, d.settle(ctx)
@@ -179,8 +281,10 @@ func (d *deliverer) enqueue(ctx context.Context) (more bool, err error) {
 		}
 		return more, d.settle(ctx)
 	}
+	var added int
+	var moved int64
 	err = d.st.Update(ctx, func(tx store.Tx) error {
-		skip = skip[:0]
+		skip, added, moved = skip[:0], 0, 0
 		cur, err := tx.WebhookCursor()
 		if err != nil {
 			return err
@@ -196,6 +300,7 @@ func (d *deliverer) enqueue(ctx context.Context) (more bool, err error) {
 			switch {
 			case isWebhook(n.Target):
 				err = tx.AddWebhookDelivery(&store.WebhookDelivery{Seq: n.Seq, Target: n.Target, NextAttempt: now})
+				added++
 			case n.Target != "":
 				skip = append(skip, n.Target)
 			}
@@ -208,8 +313,19 @@ func (d *deliverer) enqueue(ctx context.Context) (more bool, err error) {
 		if err == nil && !ok {
 			more = true // another node moved it: look again
 		}
+		if ok {
+			moved = page[len(page)-1].Seq
+		}
 		return err
 	})
+	if err == nil {
+		if moved > 0 {
+			d.cursor, d.advanced = max(d.cursor, moved), now
+		}
+		if added > 0 {
+			d.recheck = true // claim what was just added
+		}
+	}
 	d.logSkipped(skip)
 	return more, err
 }
@@ -226,20 +342,29 @@ func (d *deliverer) settle(ctx context.Context) error {
 		cur, err = tx.WebhookCursor()
 		return err
 	}); err != nil || cur >= d.scanned {
+		if err == nil {
+			d.cursor = max(d.cursor, cur)
+		}
 		return err
 	}
+	var moved int64
 	err := d.st.Update(ctx, func(tx store.Tx) error {
 		cur, err := tx.WebhookCursor()
 		if err != nil || cur >= d.scanned {
+			moved = cur
 			return err
 		}
 		// Another node may have moved it meanwhile, to where this one
 		// had not read yet: then it is left as it is.
-		_, err = tx.AdvanceWebhookCursor(cur, d.scanned)
+		ok, err := tx.AdvanceWebhookCursor(cur, d.scanned)
+		if ok {
+			moved = d.scanned
+		}
 		return err
 	})
 	if err == nil {
 		d.advanced = d.now()
+		d.cursor = max(d.cursor, moved)
 	}
 	return err
 }
@@ -263,8 +388,47 @@ func (d *deliverer) logSkipped(targets []string) {
 }
 
 // claim leases the due deliveries to this node.
+//
+// It looks for them only when some may be due: deliveries this deliverer
+// has just added, a claim that took as many as it could, an attempt this
+// node scheduled coming due, and in any case every claimEvery (the poll
+// interval), for what other nodes added or scheduled and leases that ran
+// out. Not at every wake, which comes with every commit that appended.
 func (d *deliverer) claim(ctx context.Context) ([]*store.WebhookDelivery, error) {
 	now := d.now()
+	if !d.claimDue(now) {
+		return nil, nil
+	}
+	d.checked, d.recheck = now, false
+	ds, err := d.claimNow(ctx, now)
+	if err != nil || len(ds) >= d.cfg.Concurrency {
+		d.recheck = true
+	}
+	return ds, err
+}
+
+// claimDue reports whether claim should look for due deliveries at now,
+// and forgets the scheduled attempts due by then (the look finds them).
+func (d *deliverer) claimDue(now time.Time) bool {
+	due := d.recheck || d.checked.IsZero() || now.Sub(d.checked) >= d.claimEvery
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	kept := d.retries[:0]
+	for _, at := range d.retries {
+		if at.After(now) {
+			kept = append(kept, at)
+		} else {
+			due = true
+		}
+	}
+	if due {
+		d.retries = kept
+	}
+	return due
+}
+
+// claimNow leases the deliveries due at now to this node.
+func (d *deliverer) claimNow(ctx context.Context, now time.Time) ([]*store.WebhookDelivery, error) {
 	var due bool
 	if err := d.st.View(ctx, func(tx store.Tx) (err error) {
 		due, err = tx.WebhookDeliveriesDue(now)
@@ -316,6 +480,11 @@ func (d *deliverer) attempt(ctx context.Context, dl *store.WebhookDelivery) {
 		ok, err = tx.FinishWebhookAttempt(dl, d.owner)
 		return err
 	})
+	if err == nil && ok && dl.State == store.WebhookPending {
+		d.mu.Lock()
+		d.retries = append(d.retries, dl.NextAttempt)
+		d.mu.Unlock()
+	}
 	if err == nil && ok && d.observe != nil {
 		d.observe(*dl)
 	}

@@ -77,15 +77,17 @@ func horizonKey(schema string) int64 {
 func (db *DB) SetOutboxSchema(schema string) { db.horizon.key = horizonKey(schema) }
 
 // statements builds, once per store, the observation's statement and
-// the last seq's. Both are written without parameters, the sequence
-// named by its oid, so that each is planned once on a connection and its
-// plan kept (a statement with parameters may be planned at every run),
-// and the sequence is not looked up by name at every run.
+// the last seq's, with the outbox sequence named by its oid (looked up by
+// name at every run, it was most of the last seq's cost) and the append
+// lock's key written in.
 //
 // The observation reads, in one statement and in this order, the last
 // seq handed out and then the holders of the append lock (but the
 // reader's own connection): the holders are a subquery correlated with
-// the last seq, run only once that has been read.
+// the last seq, run only once that has been read, and only when it is
+// beyond the settled horizon (its one parameter). Reading pg_locks copies
+// the server's whole lock table: a reader that finds nothing new to
+// settle does not read it.
 func (h *outboxHorizon) statements(t *Tx) error {
 	if h.observe != "" {
 		return nil
@@ -97,7 +99,7 @@ func (h *outboxHorizon) statements(t *Tx) error {
 	h.lastSeq = fmt.Sprintf(`SELECT COALESCE(pg_sequence_last_value(%d::oid::regclass), 0)`, seq)
 	h.observe = fmt.Sprintf(`SELECT s.last, (SELECT COALESCE(string_agg(virtualtransaction, ','), '') FROM pg_locks
 		WHERE locktype = 'advisory' AND classid = 0 AND objid = %d::oid AND objsubid = 1
-			AND pid <> pg_backend_pid() AND s.last IS NOT NULL)
+			AND pid <> pg_backend_pid() AND s.last > ?::bigint)
 		FROM (SELECT COALESCE(pg_sequence_last_value(%d::oid::regclass), 0) AS last OFFSET 0) s`, h.key, seq)
 	return nil
 }
@@ -136,8 +138,11 @@ func (h *outboxHorizon) settleLocked(t *Tx) (int64, error) {
 	}
 	var last int64
 	var held string
-	if err := t.queryRow(h.observe).Scan(&last, &held); err != nil {
+	if err := t.queryRow(h.observe, h.settled).Scan(&last, &held); err != nil {
 		return h.settled, err
+	}
+	if last <= h.settled {
+		return h.settled, nil // nothing new: the holders were not read
 	}
 	var holders []string
 	if held != "" {
