@@ -1,8 +1,10 @@
 package events
 
 import (
+	"bytes"
 	"context"
 	"log/slog"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -49,7 +51,8 @@ func TestDelivererFollowsTheTailer(t *testing.T) {
 	base := openSQLite(t)
 	st := &countingStore{Store: base}
 	clock := time.Unix(1_000_000, 0)
-	s := New(st, Config{Log: slog.New(slog.DiscardHandler), Now: func() time.Time { return clock }, Poll: time.Hour,
+	var logged bytes.Buffer
+	s := New(st, Config{Log: slog.New(slog.NewTextHandler(&logged, nil)), Now: func() time.Time { return clock }, Poll: time.Hour,
 		PruneEvery: 24 * time.Hour, Webhook: WebhookConfig{Timeout: time.Second, Backoff: time.Minute}})
 	ctx := context.Background()
 	delivery := func(seq int64) *store.WebhookDelivery {
@@ -83,8 +86,12 @@ func TestDelivererFollowsTheTailer(t *testing.T) {
 	// Followed: no read of the cursor nor of due deliveries.
 	cursorReads, dueReads := st.cursorReads.Load(), st.dueReads.Load()
 	var last int64
-	for range 10 {
-		last = add(t, st, "T", "").Seq
+	for i := range 10 {
+		target := ""
+		if i%3 == 0 {
+			target = "arn:aws:sns:us-west-2:123456789012:topic"
+		}
+		last = add(t, st, "T", target).Seq
 		s.hub.Wake()
 		if _, err := s.hub.step(ctx); err != nil {
 			t.Fatal(err)
@@ -96,6 +103,9 @@ func TestDelivererFollowsTheTailer(t *testing.T) {
 	}
 	if s.hooks.scanned != last {
 		t.Errorf("passed over up to %d, want %d", s.hooks.scanned, last)
+	}
+	if c := strings.Count(logged.String(), "SNS topic"); c != 1 {
+		t.Errorf("%d SNS log lines, want 1:\n%s", c, logged.String())
 	}
 	// One with a webhook: enqueued and attempted at the next step, the
 	// cursor past it.

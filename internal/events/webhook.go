@@ -156,6 +156,7 @@ const maxFedHooks = 1 << 16
 // page holds a webhook's notification.
 func (d *deliverer) fed(after int64, page []*game.Notification) {
 	hook := false
+	var skip []string
 	f := &d.feed
 	f.Lock()
 	if !f.started || after != f.to || len(f.hooks) > maxFedHooks {
@@ -164,13 +165,17 @@ func (d *deliverer) fed(after int64, page []*game.Notification) {
 		f.started, f.from, f.to, f.hooks = true, after, after, nil
 	}
 	for _, n := range page {
-		if isWebhook(n.Target) {
+		switch {
+		case isWebhook(n.Target):
 			f.hooks = append(f.hooks, n.Seq)
 			hook = true
+		case n.Target != "":
+			skip = append(skip, n.Target)
 		}
 		f.to = n.Seq
 	}
 	f.Unlock()
+	d.logSkipped(skip) // as enqueue would, having read them
 	if hook && d.wake != nil {
 		d.wake()
 	}
