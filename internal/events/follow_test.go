@@ -12,32 +12,32 @@ import (
 	"github.com/anylift/anylift/internal/store"
 )
 
-// countingStore counts the deliverer's reads of the stored cursor and of
+// webhookReads counts the deliverer's reads of the stored cursor and of
 // due deliveries, in read and write transactions alike.
-type countingStore struct {
+type webhookReads struct {
 	store.Store
 	cursorReads, dueReads atomic.Int64
 }
 
-func (c *countingStore) View(ctx context.Context, fn func(store.Tx) error) error {
-	return c.Store.View(ctx, func(tx store.Tx) error { return fn(&countingTx{tx, c}) })
+func (c *webhookReads) View(ctx context.Context, fn func(store.Tx) error) error {
+	return c.Store.View(ctx, func(tx store.Tx) error { return fn(&webhookReadsTx{tx, c}) })
 }
 
-func (c *countingStore) Update(ctx context.Context, fn func(store.Tx) error) error {
-	return c.Store.Update(ctx, func(tx store.Tx) error { return fn(&countingTx{tx, c}) })
+func (c *webhookReads) Update(ctx context.Context, fn func(store.Tx) error) error {
+	return c.Store.Update(ctx, func(tx store.Tx) error { return fn(&webhookReadsTx{tx, c}) })
 }
 
-type countingTx struct {
+type webhookReadsTx struct {
 	store.Tx
-	c *countingStore
+	c *webhookReads
 }
 
-func (t *countingTx) WebhookCursor() (int64, error) {
+func (t *webhookReadsTx) WebhookCursor() (int64, error) {
 	t.c.cursorReads.Add(1)
 	return t.Tx.WebhookCursor()
 }
 
-func (t *countingTx) WebhookDeliveriesDue(now time.Time) (bool, error) {
+func (t *webhookReadsTx) WebhookDeliveriesDue(now time.Time) (bool, error) {
 	t.c.dueReads.Add(1)
 	return t.Tx.WebhookDeliveriesDue(now)
 }
@@ -49,7 +49,7 @@ func (t *countingTx) WebhookDeliveriesDue(now time.Time) (bool, error) {
 // included. Due deliveries are looked for only when some may be due.
 func TestDelivererFollowsTheTailer(t *testing.T) {
 	base := openSQLite(t)
-	st := &countingStore{Store: base}
+	st := &webhookReads{Store: base}
 	clock := time.Unix(1_000_000, 0)
 	var logged bytes.Buffer
 	s := New(st, Config{Log: slog.New(slog.NewTextHandler(&logged, nil)), Now: func() time.Time { return clock }, Poll: time.Hour,
@@ -76,6 +76,12 @@ func TestDelivererFollowsTheTailer(t *testing.T) {
 	early := add(t, st, "T", "http://127.0.0.1:9/early")
 	add(t, st, "T", "")
 	if err := s.hub.start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s.hub.readyOnce.Do(func() { close(s.hub.ready) })
+	// The tailer reads while a stream is open.
+	sub, err := s.hub.subscribe(ctx, nil)
+	if err != nil {
 		t.Fatal(err)
 	}
 	s.Step(ctx) // behind the tailer's start: read from the store
@@ -148,5 +154,16 @@ func TestDelivererFollowsTheTailer(t *testing.T) {
 	s.Step(ctx)
 	if d := st.dueReads.Load() - dueReads; d != 1 {
 		t.Errorf("%d looks for due deliveries after the poll interval, want 1", d)
+	}
+	// The last stream closes and the tailer idles: the deliverer reads
+	// the outbox itself again.
+	s.hub.unsubscribe(sub)
+	if _, err := s.hub.step(ctx); err != nil {
+		t.Fatal(err)
+	}
+	unfollowed := add(t, st, "T", "http://127.0.0.1:9/unfollowed")
+	s.Step(ctx)
+	if d := delivery(unfollowed.Seq); d.Attempts != 1 {
+		t.Errorf("a webhook appended while the tailer idles: %+v, want one attempt", d)
 	}
 }

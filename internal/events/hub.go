@@ -31,9 +31,10 @@ type Hub struct {
 
 	// read, when set, is told of every page the tailer reads, after the
 	// position it read after (and of that position alone, with no page,
-	// when the tailer starts): the webhook deliverer follows the outbox
-	// through it (deliverer.fed). It is called by the tailer's goroutine,
-	// in order, and must not block.
+	// when the tailer starts; of -1 when it idles, and reads no more
+	// until a subscriber comes): the webhook deliverer follows the outbox
+	// through it while it reads (deliverer.fed). It is called by the
+	// tailer's goroutine, in order, and must not block.
 	read func(after int64, page []*game.Notification)
 
 	mu     sync.Mutex
@@ -156,6 +157,9 @@ func (h *Hub) step(ctx context.Context) (more bool, err error) {
 	if len(h.subs) == 0 {
 		h.idle = true
 		h.mu.Unlock()
+		if h.read != nil {
+			h.read(-1, nil) // no longer read: those following it read for themselves
+		}
 		return false, nil
 	}
 	pos := h.pos

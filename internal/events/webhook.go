@@ -152,13 +152,22 @@ type feed struct {
 const maxFedHooks = 1 << 16
 
 // fed is the tailer's report of a page read after the position after (or
-// of its start at after, with no page). It wakes the deliver loop when the
-// page holds a webhook's notification.
+// of its start at after, with no page; or, with after -1, that it stopped
+// reading). It wakes the deliver loop when the page holds a webhook's
+// notification. The feed is followed only while the tailer reads: while
+// no stream is open it reads nothing (Hub.step), and the deliverer reads
+// the outbox itself.
 func (d *deliverer) fed(after int64, page []*game.Notification) {
 	hook := false
 	var skip []string
 	f := &d.feed
 	f.Lock()
+	if after < 0 {
+		// The tailer idles: the deliverer reads for itself again.
+		f.started, f.hooks = false, nil
+		f.Unlock()
+		return
+	}
 	if !f.started || after != f.to || len(f.hooks) > maxFedHooks {
 		// The start, or (should the tailer ever skip) a range that does
 		// not follow the last: the feed starts again here.
