@@ -11,6 +11,7 @@ import (
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/store"
 	"github.com/anylift/anylift/internal/store/postgres"
+	"github.com/anylift/anylift/internal/store/sqldb"
 	"github.com/anylift/anylift/internal/storetestenv"
 )
 
@@ -20,23 +21,9 @@ import (
 // refuses) must still commit nothing of its own and leave the jobs
 // before it committed; a last job that succeeds commits with them.
 func TestLastJobOfBatchCommitsWithItsWrites(t *testing.T) {
-	dsn := storetestenv.PostgresDSN(t)
-	if dsn == "" {
-		t.Skip("ANYLIFT_TEST_POSTGRES is not set")
-	}
 	ctx := context.Background()
-	schema := storetestenv.FreshSchema(t, dsn)
-	db, err := postgres.Open(ctx, schema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db, raw := freshPostgres(t)
 	db.EnableGroupCommit()
-	raw, err := sql.Open("pgx", schema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer raw.Close()
 	// A placement set to REFUSED is refused by PostgreSQL itself.
 	for _, q := range []string{
 		`CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -132,23 +119,9 @@ func TestLastJobOfBatchCommitsWithItsWrites(t *testing.T) {
 // job that fails in its own code after its statements ran is still
 // undone alone, and the jobs around it commit.
 func TestDeferringBatchSendsSavepointsOnlyWhereUsed(t *testing.T) {
-	dsn := storetestenv.PostgresDSN(t)
-	if dsn == "" {
-		t.Skip("ANYLIFT_TEST_POSTGRES is not set")
-	}
 	ctx := context.Background()
-	schema := storetestenv.FreshSchema(t, dsn)
-	db, err := postgres.Open(ctx, schema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db, raw := freshPostgres(t)
 	db.EnableGroupCommit()
-	raw, err := sql.Open("pgx", schema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer raw.Close()
 	savepoints := db.CountStatements("SAVEPOINT job")
 	insert := func(id string) func(store.Tx) error {
 		return func(tx store.Tx) error {
@@ -202,4 +175,27 @@ func TestDeferringBatchSendsSavepointsOnlyWhereUsed(t *testing.T) {
 			t.Errorf("placement %s stored: %v, want %v", id, got, want)
 		}
 	}
+}
+
+// freshPostgres opens a store on a fresh PostgreSQL schema, and a plain
+// connection to the same schema, both closed when t ends; it skips t
+// when PostgreSQL is not configured.
+func freshPostgres(t *testing.T) (*sqldb.DB, *sql.DB) {
+	t.Helper()
+	dsn := storetestenv.PostgresDSN(t)
+	if dsn == "" {
+		t.Skip("ANYLIFT_TEST_POSTGRES is not set")
+	}
+	schema := storetestenv.FreshSchema(t, dsn)
+	db, err := postgres.Open(context.Background(), schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	raw, err := sql.Open("pgx", schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { raw.Close() })
+	return db, raw
 }

@@ -2,14 +2,11 @@ package sqldb_test
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 	"testing"
 
-	"github.com/anylift/anylift/internal/store/postgres"
 	"github.com/anylift/anylift/internal/store/sqldb"
-	"github.com/anylift/anylift/internal/storetestenv"
 )
 
 // A claim from memory finds its row by its primary key on PostgreSQL,
@@ -20,22 +17,8 @@ import (
 // values (a custom plan) and the generic plan of the prepared statement
 // are checked.
 func TestClaimFindsItsRowByKey(t *testing.T) {
-	dsn := storetestenv.PostgresDSN(t)
-	if dsn == "" {
-		t.Skip("PostgreSQL is not configured")
-	}
 	ctx := context.Background()
-	schema := storetestenv.FreshSchema(t, dsn)
-	db, err := postgres.Open(ctx, schema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	raw, err := sql.Open("pgx", schema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer raw.Close()
+	_, raw := freshPostgres(t) // the store migrates the schema
 	if _, err := raw.Exec(`INSERT INTO processes (fleet_id, compute, pid, location, status, healthy, connected, created, doc, version)
 		SELECT 'fleet-1', 'compute-' || (g % 4), 'pid-' || g, 'custom-a', 'ACTIVE', 1, 1, g, '{}', 1 FROM generate_series(1, 2000) g`); err != nil {
 		t.Fatal(err)
