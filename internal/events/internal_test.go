@@ -271,40 +271,29 @@ func FuzzParseQuery(f *testing.F) {
 	})
 }
 
-// countingStore counts the reads of a real store.
-type countingStore struct {
-	store.Store
-	views int
-}
-
-func (c *countingStore) View(ctx context.Context, fn func(store.Tx) error) error {
-	c.views++
-	return c.Store.View(ctx, fn)
-}
-
 // With no subscriber the tailer reads nothing; the next subscriber starts
 // at the outbox's end as it is then, and receives what follows.
 func TestHubIdleWithoutSubscribers(t *testing.T) {
-	st := &countingStore{Store: openSQLite(t)}
+	st := &countingViews{Store: openSQLite(t)}
 	ctx := context.Background()
 	h := newHub(st, time.Hour, 8, slog.New(slog.DiscardHandler))
 	h.readyOnce.Do(func() { close(h.ready) }) // the tailer's start: pos 0
 	add(t, st, "Before", "")
 	last := add(t, st, "Before", "")
-	if more, err := h.step(ctx); more || err != nil || st.views != 0 {
-		t.Fatalf("idle step: more %v, err %v, %d reads", more, err, st.views)
+	if more, err := h.step(ctx); more || err != nil || st.count() != 0 {
+		t.Fatalf("idle step: more %v, err %v, %d reads", more, err, st.count())
 	}
 	sub, err := h.subscribe(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sub.from != last.Seq || st.views != 1 {
-		t.Fatalf("subscription from %d after %d reads, want %d after 1", sub.from, st.views, last.Seq)
+	if sub.from != last.Seq || st.count() != 1 {
+		t.Fatalf("subscription from %d after %d reads, want %d after 1", sub.from, st.count(), last.Seq)
 	}
 	// A second subscriber joins the tailer where it is, without a read.
 	other, _ := h.subscribe(ctx, nil)
-	if other.from != last.Seq || st.views != 1 {
-		t.Fatalf("second subscription from %d after %d reads", other.from, st.views)
+	if other.from != last.Seq || st.count() != 1 {
+		t.Fatalf("second subscription from %d after %d reads", other.from, st.count())
 	}
 	n := add(t, st, "After", "")
 	if _, err := h.step(ctx); err != nil {
@@ -318,9 +307,9 @@ func TestHubIdleWithoutSubscribers(t *testing.T) {
 	h.unsubscribe(sub)
 	h.unsubscribe(other)
 	add(t, st, "Unread", "")
-	views := st.views
+	views := st.count()
 	h.step(ctx)
-	if st.views != views {
+	if st.count() != views {
 		t.Fatalf("the tailer read the outbox with no subscriber")
 	}
 	late := add(t, st, "Late", "")
