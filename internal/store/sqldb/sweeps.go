@@ -12,8 +12,8 @@ import (
 // asks a question an index answers, and skips it when the answer is that
 // nothing can match: which nodes holding processes are dead or gone (the
 // holders' node index, walked from one distinct node id to the next), and
-// (on SQLite) whether any process not ended is disconnected (a partial
-// index of those). Their answers are the same: the first narrows the scan
+// whether any process not ended is disconnected (a partial index of
+// those, on both stores). Their answers are the same: the first narrows the scan
 // to what the scan's own condition would keep.
 
 // holderFilter narrows a scan of process_holders h to some nodes.
@@ -66,17 +66,17 @@ func (t *Tx) deadHolders(ttl time.Duration) (f holderFilter, some bool, err erro
 }
 
 // noneDisconnected reports whether no process that has not ended is
-// marked disconnected, so that none can be stranded. On SQLite the partial
-// index processes_disconnected holds exactly those processes (nearly
-// always none); on PostgreSQL, which has no such index, it reports false
-// and the scan runs.
+// marked disconnected, so that none can be stranded. The partial index
+// processes_disconnected holds exactly those processes (nearly always
+// none); SQLite is told to read it, and PostgreSQL's planner takes it,
+// analyzed or not (TestStrandedSweepAsksTheDisconnectedIndex).
 func (t *Tx) noneDisconnected() (bool, error) {
-	if t.db.dialect.Name != "sqlite" {
-		return false, nil
+	from := "processes"
+	if t.db.dialect.Name == "sqlite" {
+		from += " INDEXED BY processes_disconnected"
 	}
 	var one int
-	err := t.queryRow(`SELECT 1 FROM processes INDEXED BY processes_disconnected
-		WHERE connected = 0 AND status <> 'TERMINATED' LIMIT 1`).Scan(&one)
+	err := t.queryRow(`SELECT 1 FROM ` + from + ` WHERE connected = 0 AND status <> 'TERMINATED' LIMIT 1`).Scan(&one)
 	if errNoRows(err) {
 		return true, nil
 	}
