@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/anylift/anylift/internal/store"
 	"github.com/anylift/anylift/internal/store/sqldb"
@@ -37,6 +38,9 @@ func seedHeld(tb testing.TB, n int) (*sqldb.DB, *sql.DB) {
 		`INSERT INTO processes (fleet_id, compute, pid, location, status, healthy, connected, created, doc)
 			SELECT 'fleet-' || (i % 20), 'compute-' || (i % 500), 'pid-' || i, 'custom-a', 'ACTIVE', 1, 1, i, '{}'
 			FROM generate_series(1, $1) AS i`,
+		// Fresh heartbeats, tokens valid for an hour (epoch milliseconds).
+		`UPDATE processes SET last_heartbeat = CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT),
+			token_expires = CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT) + 3600000`,
 		`INSERT INTO process_holders (fleet_id, compute, pid, node_id) SELECT fleet_id, compute, pid, 'n1' FROM processes`,
 	} {
 		var args []any
@@ -122,6 +126,30 @@ func BenchmarkStrandedSweep(b *testing.B) {
 	for b.Loop() {
 		if got := stranded(b, db); len(got) != 0 {
 			b.Fatalf("%d stranded processes, want none", len(got))
+		}
+	}
+}
+
+// BenchmarkStaleSweep is one run of the server-process timer's query
+// (lost, unhealthy, token to refresh) over 100,000 connected, healthy
+// processes, none of them due.
+//
+//	ANYLIFT_TEST_POSTGRES=… go test ./internal/store/postgres -run '^$' -bench StaleSweep
+func BenchmarkStaleSweep(b *testing.B) {
+	db, raw := seedHeld(b, 100_000)
+	if _, err := raw.Exec(`ANALYZE`); err != nil {
+		b.Fatal(err)
+	}
+	now := time.Now()
+	for b.Loop() {
+		if err := db.View(context.Background(), func(tx store.Tx) error {
+			stale, err := tx.StaleProcesses(now.Add(-time.Minute), now.Add(-time.Minute), now.Add(time.Minute), 200)
+			if err == nil && len(stale) != 0 {
+				err = fmt.Errorf("%d stale processes, want none", len(stale))
+			}
+			return err
+		}); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
