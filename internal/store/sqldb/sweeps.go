@@ -13,8 +13,8 @@ import (
 // nothing can match: which nodes holding processes are dead or gone (the
 // holders' node index, walked from one distinct node id to the next), and
 // whether any process not ended is disconnected (a partial index of
-// those, on both stores). Their answers are the same: the first narrows the scan
-// to what the scan's own condition would keep.
+// those, on both stores). Their answers are the same: the first narrows
+// the scan to what the scan's own condition would keep.
 
 // holderFilter narrows a scan of process_holders h to some nodes.
 type holderFilter struct {
