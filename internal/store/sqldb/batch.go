@@ -294,14 +294,9 @@ func runSavepointOnce(ctx context.Context, t *Tx, fn func(store.Tx) error, last 
 		// statements before the job is over (savepointAhead).
 		t.savepoint, t.failed = false, nil
 		at, sends := len(t.pipe), t.sends // where the job's statements begin
-		// The transaction's first statements are the job's: undoing it
-		// is rolling the transaction back, and it needs no savepoint.
-		first := !t.begun && at == 0
-		switch {
-		case first:
-		case t.deferring:
+		if t.deferring {
 			t.spAt, t.spPending = at, true
-		default:
+		} else {
 			t.later(t.savepointSent, savepoint)
 		}
 		err := fn(t)
@@ -366,15 +361,9 @@ func runSavepointOnce(ctx context.Context, t *Tx, fn func(store.Tx) error, last 
 			return false, nil, err
 		}
 		t.pipe = t.pipe[:0]
-		switch {
-		case t.savepoint:
+		if t.savepoint {
 			t.tx.ExecContext(ctx, "ROLLBACK TO job")
 			t.tx.ExecContext(ctx, "RELEASE job")
-		case first && t.begun:
-			// The job's BEGIN went, and the transaction holds nothing but
-			// the job: it ends, and the next job begins another.
-			t.tx.ExecContext(ctx, "ROLLBACK")
-			t.begun = false
 		}
 		undo()
 		return false, nil, err

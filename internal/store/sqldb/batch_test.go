@@ -177,63 +177,6 @@ func TestDeferringBatchSendsSavepointsOnlyWhereUsed(t *testing.T) {
 	}
 }
 
-// A job whose statements are its transaction's first needs no
-// savepoint: undoing it is rolling the transaction back. A batch of one
-// job sends none, failing or not, and a batch whose first job fails
-// after its statements ran rolls back and begins again for the jobs
-// after it.
-func TestFirstJobRunsWithoutSavepoint(t *testing.T) {
-	ctx := context.Background()
-	db, raw := freshPostgres(t)
-	db.EnableGroupCommit()
-	savepoints := db.CountStatements("SAVEPOINT job")
-	insert := func(id string) func(store.Tx) error {
-		return func(tx store.Tx) error {
-			return tx.InsertPlacement(&game.Placement{ID: id, QueueName: "q", Status: game.PlacementPending, StartTime: time.Now()})
-		}
-	}
-	stored := func(id string) bool {
-		var n int
-		if err := raw.QueryRowContext(ctx, `SELECT count(*) FROM placements WHERE id = $1`, id).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n == 1
-	}
-	// failing inserts id, reads from the store (a round trip that
-	// carries the insert), then fails on its own.
-	own := errors.New("the job's own refusal")
-	failing := func(id string) func(store.Tx) error {
-		return func(tx store.Tx) error {
-			if err := insert(id)(tx); err != nil {
-				return err
-			}
-			if _, err := tx.GetPlacement(id); err != nil {
-				return err
-			}
-			return own
-		}
-	}
-
-	if errs := db.RunBatch(insert("a1")); errs[0] != nil {
-		t.Fatal(errs[0])
-	}
-	if errs := db.RunBatch(failing("a2")); !errors.Is(errs[0], own) {
-		t.Fatalf("a batch of one failing job: %v, want the job's own refusal", errs[0])
-	}
-	errs := db.RunBatch(failing("b1"), insert("b2"), insert("b3"))
-	if !errors.Is(errs[0], own) || errs[1] != nil || errs[2] != nil {
-		t.Fatalf("outcomes %v, want the job's own refusal, nil, nil", errs)
-	}
-	if n := savepoints.Load(); n != 0 {
-		t.Errorf("%d savepoints sent, want 0", n)
-	}
-	for id, want := range map[string]bool{"a1": true, "a2": false, "b1": false, "b2": true, "b3": true} {
-		if got := stored(id); got != want {
-			t.Errorf("placement %s stored: %v, want %v", id, got, want)
-		}
-	}
-}
-
 // freshPostgres opens a store on a fresh PostgreSQL schema, and a plain
 // connection to the same schema, both closed when t ends; it skips t
 // when PostgreSQL is not configured.
