@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"sync"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/anylift/anylift/internal/game"
 	"github.com/anylift/anylift/internal/store"
-	"github.com/anylift/anylift/internal/storetestenv"
 )
 
 // With group commit on PostgreSQL (a node owning its fleets), a batch
@@ -20,23 +18,9 @@ import (
 // keep their own outcomes. The refusal is PostgreSQL's own error, raised
 // by a trigger the first time the job's row is inserted.
 func TestGroupedJobRetriedAfterDeadlock(t *testing.T) {
-	dsn := storetestenv.PostgresDSN(t)
-	if dsn == "" {
-		t.Skip("ANYLIFT_TEST_POSTGRES is not set")
-	}
 	ctx := context.Background()
-	schema := storetestenv.FreshSchema(t, dsn)
-	db, err := Open(ctx, schema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db, raw := freshStore(t)
 	db.EnableGroupCommit()
-	raw, err := sql.Open("pgx", schema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer raw.Close()
 	for _, q := range []string{
 		`CREATE SEQUENCE victim_attempts`,
 		`CREATE FUNCTION victim() RETURNS trigger LANGUAGE plpgsql AS $$

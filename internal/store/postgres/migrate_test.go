@@ -2,13 +2,10 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
 	"io/fs"
 	"testing"
 	"testing/fstest"
 	"time"
-
-	"github.com/anylift/anylift/internal/storetestenv"
 )
 
 // A migration that deadlocks with a transaction of a node still serving
@@ -18,23 +15,9 @@ import (
 // game_sessions while the migration, altering game_sessions first, waits
 // for processes.
 func TestMigrationRetriedAfterDeadlock(t *testing.T) {
-	dsn := storetestenv.PostgresDSN(t)
-	if dsn == "" {
-		t.Skip("ANYLIFT_TEST_POSTGRES is not set")
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	schema := storetestenv.FreshSchema(t, dsn)
-	db, err := Open(ctx, schema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	raw, err := sql.Open("pgx", schema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer raw.Close()
+	db, raw := freshStore(t)
 
 	next := fstest.MapFS{"999_test.sql": {Data: []byte(
 		"ALTER TABLE game_sessions ADD COLUMN test_a INT;\nALTER TABLE processes ADD COLUMN test_b INT;\n")}}

@@ -13,10 +13,10 @@ import (
 	"github.com/anylift/anylift/internal/storetestenv"
 )
 
-// seedHeld opens a store on a fresh schema holding n connected, ACTIVE
-// server processes over 20 fleets, every one held by node "n1", and a
-// plain connection to the same schema.
-func seedHeld(tb testing.TB, n int) (*sqldb.DB, *sql.DB) {
+// freshStore opens a store on a fresh schema, and a plain connection to
+// the same schema, both closed when tb ends; it skips tb when PostgreSQL
+// is not configured.
+func freshStore(tb testing.TB) (*sqldb.DB, *sql.DB) {
 	tb.Helper()
 	dsn := storetestenv.PostgresDSN(tb)
 	if dsn == "" {
@@ -33,6 +33,14 @@ func seedHeld(tb testing.TB, n int) (*sqldb.DB, *sql.DB) {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { raw.Close() })
+	return db, raw
+}
+
+// seedHeld opens a fresh store (freshStore) holding n connected, ACTIVE
+// server processes over 20 fleets, every one held by node "n1".
+func seedHeld(tb testing.TB, n int) (*sqldb.DB, *sql.DB) {
+	tb.Helper()
+	db, raw := freshStore(tb)
 	for _, q := range []string{
 		`INSERT INTO nodes (id, address, started, heartbeat) VALUES ('n1', 'http://127.0.0.1:1', 1, 1)`,
 		`INSERT INTO processes (fleet_id, compute, pid, location, status, healthy, connected, created, doc)
