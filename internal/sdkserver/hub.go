@@ -11,6 +11,8 @@ import (
 // All fields are guarded by Server.mu.
 type proc struct {
 	conns   []*session         // oldest first; pushes go to the last
+	opening int                // handshakes being authenticated (open)
+	excused bool               // Connected answered true for an opening alone
 	ended   bool               // TerminateServerProcess succeeded
 	answers map[string]*answer // by RequestId
 	order   []string           // RequestIds of answers, oldest first
@@ -22,22 +24,68 @@ type answer struct {
 	frame []byte
 }
 
-// attach registers a new connection of h's process. Older connections of
+// open counts a handshake of process p from before it is authenticated
+// (Authenticator records the connection) until it is attached or given
+// up (abandon): meanwhile p counts as Connected here. Without it, the
+// close of p's previous connection, recorded after the new one's
+// record was written but before the new one was attached, would mark p
+// disconnected while it is connected.
+func (s *Server) open(p Process) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.procLocked(p).opening++
+}
+
+// abandon ends an opening of p that attached no connection; recorded
+// says whether Authenticator had recorded it. It reports whether p must
+// now be recorded disconnected: it has no connection or opening left
+// here, and either this one was recorded or a closing connection was
+// not recorded disconnected because of an opening (excused).
+func (s *Server) abandon(p Process, recorded bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	pr := s.procs[p]
+	if pr == nil {
+		return false // an ended process's entry went with its last connection
+	}
+	pr.opening--
+	if len(pr.conns) > 0 || pr.opening > 0 {
+		return false
+	}
+	disconnect := (recorded || pr.excused) && !pr.ended
+	pr.excused = false
+	if !pr.ended && len(pr.answers) == 0 {
+		delete(s.procs, p) // nothing kept: a refused stranger leaves no trace
+	}
+	return disconnect
+}
+
+func (s *Server) procLocked(p Process) *proc {
+	pr := s.procs[p]
+	if pr == nil {
+		pr = &proc{answers: map[string]*answer{}}
+		s.procs[p] = pr
+	}
+	return pr
+}
+
+// attach registers a new connection of h's process, ending an opening
+// of it when opened. Older connections of
 // the process are closed (1000) after Config.ReplacedGrace: the SDKs open
 // the new one before letting go of the old on RefreshConnection. It
 // reports false once the Server is closed.
-func (s *Server) attach(h *Handshake, c Conn) (*session, bool) {
+func (s *Server) attach(h *Handshake, c Conn, opened bool) (*session, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	p := s.procLocked(h.Process)
+	if opened {
+		p.opening--
+	}
 	if s.closed {
 		return nil, false
 	}
 	s.wg.Add(1)
-	p := s.procs[h.Process]
-	if p == nil {
-		p = &proc{answers: map[string]*answer{}}
-		s.procs[h.Process] = p
-	}
+	p.excused = false
 	sess := newSession(s, h, c)
 	if older := append([]*session(nil), p.conns...); len(older) > 0 {
 		time.AfterFunc(s.cfg.ReplacedGrace, func() {
@@ -72,7 +120,9 @@ func (s *Server) detach(sess *session) bool {
 		return false
 	}
 	if p.ended {
-		delete(s.procs, sess.h.Process)
+		if p.opening == 0 {
+			delete(s.procs, sess.h.Process)
+		}
 		return false
 	}
 	return true
@@ -98,12 +148,19 @@ func (s *Server) Push(p Process, msg sdkwire.Push) bool {
 	return newest != nil && newest.send(frame)
 }
 
-// Connected reports whether process p has a connection on this Server.
+// Connected reports whether process p has a connection on this Server,
+// or a handshake being authenticated (open).
 func (s *Server) Connected(p Process) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	pr := s.procs[p]
-	return pr != nil && len(pr.conns) > 0
+	if pr == nil {
+		return false
+	}
+	if len(pr.conns) == 0 && pr.opening > 0 {
+		pr.excused = true
+	}
+	return len(pr.conns) > 0 || pr.opening > 0
 }
 
 // Disconnect closes every connection of p with close code 1000, which

@@ -117,7 +117,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, bad.Error(), http.StatusBadRequest)
 			return
 		}
+		s.open(h.Process)
 		err = s.cfg.Auth.Authenticate(r.Context(), h)
+		if err != nil {
+			s.abandoned(h.Process, false)
+		}
 		if err != nil && s.cfg.Refuse != nil && s.cfg.Refuse(w, r, err) {
 			return
 		}
@@ -133,17 +137,29 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		// Accept answered the process (its WebSocket headers are wrong).
 		s.cfg.Logger.Info("process handshake refused", "remote", r.RemoteAddr, "process", h.PID, "err", err)
+		s.abandoned(h.Process, true)
 		return
 	}
 	c.SetReadLimit(s.cfg.MaxFrameBytes)
-	s.Serve(h, wsConn{c})
+	s.serve(h, wsConn{c}, true)
+}
+
+// abandoned ends an opening that attached no connection (abandon), and
+// records the process disconnected when it must be.
+func (s *Server) abandoned(p Process, recorded bool) {
+	if s.abandon(p, recorded) {
+		s.callback(func(ctx context.Context) { s.cfg.Backend.ProcessDisconnected(ctx, p) })
+	}
 }
 
 // Serve runs the protocol over c for the process of h until c closes or
 // the Server is closed; it returns when the connection's goroutines have
 // ended. ServeHTTP calls it after the upgrade; tests call it with a Pipe.
-func (s *Server) Serve(h *Handshake, c Conn) {
-	sess, ok := s.attach(h, c)
+func (s *Server) Serve(h *Handshake, c Conn) { s.serve(h, c, false) }
+
+// serve is Serve, ending an opening of h's process (open) when opened.
+func (s *Server) serve(h *Handshake, c Conn, opened bool) {
+	sess, ok := s.attach(h, c, opened)
 	if !ok {
 		s.cfg.Logger.Info("process connection closed at once: the endpoint is shutting down", "remote", h.RemoteAddr, "process", h.PID)
 		c.Close(CloseServiceRestart, "service shutting down")

@@ -1,0 +1,147 @@
+package sdkserver_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/anylift/anylift/internal/sdkserver"
+	"github.com/anylift/anylift/internal/sdkserver/sdktest"
+	"github.com/coder/websocket"
+)
+
+// heldHandshake is an sdktest.Backend whose second handshake waits in
+// Authenticate until released, answering refuse then (nil admits it), and
+// which reports, at each disconnection, whether the Server still counted
+// the process as connected (what the real backend asks before it records
+// the process disconnected).
+type heldHandshake struct {
+	*sdktest.Backend
+	srv     *sdkserver.Server
+	n       atomic.Int32
+	entered chan struct{}
+	release chan error
+	atClose chan bool
+}
+
+func (h *heldHandshake) Authenticate(ctx context.Context, hs *sdkserver.Handshake) error {
+	if h.n.Add(1) == 2 {
+		close(h.entered)
+		if err := <-h.release; err != nil {
+			return err
+		}
+	}
+	return h.Backend.Authenticate(ctx, hs)
+}
+
+func (h *heldHandshake) ProcessDisconnected(ctx context.Context, p sdkserver.Process) {
+	h.atClose <- h.srv.Connected(p)
+	h.Backend.ProcessDisconnected(ctx, p)
+}
+
+// A reconnect's handshake is authenticated (the real backend records the
+// process connected) before its connection is attached. The previous
+// connection closing in between must find the process still connected
+// here, or the real backend would record it disconnected after the new
+// connection's record. If that handshake is then refused, the process is
+// reported disconnected after all.
+func TestConnectionClosingDuringAReconnectsHandshake(t *testing.T) {
+	for _, refused := range []bool{false, true} {
+		name := map[bool]string{false: "admitted", true: "refused"}[refused]
+		t.Run(name, func(t *testing.T) {
+			h := &heldHandshake{Backend: sdktest.NewBackend(), entered: make(chan struct{}),
+				release: make(chan error, 1), atClose: make(chan bool, 4)}
+			h.AllowToken("fleet-1", "compute-1", "tok")
+			s := sdkserver.New(sdkserver.Config{Auth: h, Backend: h})
+			h.srv = s
+			hs := httptest.NewServer(s)
+			t.Cleanup(func() {
+				s.Close()
+				hs.Close()
+			})
+			// A test that fails early still lets the held handshake go
+			// (cleanups run last first).
+			t.Cleanup(func() {
+				select {
+				case h.release <- errors.New("the test is over"):
+				default:
+				}
+			})
+			url := "ws" + strings.TrimPrefix(hs.URL, "http") + "/?Authorization=tok&ComputeId=compute-1&FleetId=fleet-1&pID=proc-1"
+
+			first, _, err := dial(t, url, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.Wait(t, "Connected")
+			type dialed struct {
+				c    *websocket.Conn
+				resp *http.Response
+				err  error
+			}
+			second := make(chan dialed, 1)
+			go func() {
+				c, resp, err := dial(t, url, nil)
+				second <- dialed{c, resp, err}
+			}()
+			<-h.entered
+			first.Close(websocket.StatusGoingAway, "")
+			if connected := <-h.atClose; !connected {
+				t.Fatal("the process counted as disconnected while its reconnect was being authenticated")
+			}
+			if refused {
+				h.release <- errors.New("refused")
+			} else {
+				h.release <- nil
+			}
+			d := <-second
+			if refused {
+				if d.err == nil || d.resp == nil || d.resp.StatusCode != http.StatusForbidden {
+					t.Fatalf("refused handshake: %v, %v", d.resp, d.err)
+				}
+				if connected := <-h.atClose; connected {
+					t.Error("reported disconnected after the refused reconnect, but still counted as connected")
+				}
+				if s.Connected(sdkserver.Process{FleetID: "fleet-1", ComputeID: "compute-1", PID: "proc-1"}) {
+					t.Error("connected after the reconnect was refused")
+				}
+				return
+			}
+			if d.err != nil {
+				t.Fatal(d.err)
+			}
+			defer d.c.Close(websocket.StatusNormalClosure, "")
+			h.Wait(t, "Connected")
+			if got := roundTrip(t, d.c, activate); got != `{"Action":"ActivateServerProcess","RequestId":"r-act","StatusCode":200}` {
+				t.Errorf("the reconnected process: %s", got)
+			}
+			select {
+			case c := <-h.atClose:
+				t.Errorf("reported disconnected once more (connected %v) though its reconnect was admitted", c)
+			default:
+			}
+		})
+	}
+}
+
+// A refused handshake of a process never connected here reports nothing
+// and leaves nothing behind.
+func TestRefusedStrangerLeavesNoTrace(t *testing.T) {
+	env := sdktest.Start(t, sdkserver.Config{})
+	p := sdkserver.Process{FleetID: "fleet-1", ComputeID: "compute-1", PID: "stranger"}
+	if _, resp, err := dial(t, env.URL+"/?Authorization=bad&ComputeId=compute-1&FleetId=fleet-1&pID=stranger", nil); err == nil || resp == nil || resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("%v, %v", resp, err)
+	}
+	if env.Server.Connected(p) {
+		t.Error("a refused stranger counts as connected")
+	}
+	select {
+	case e := <-env.Backend.Events:
+		t.Errorf("a refused stranger reached the backend: %s", e.Action)
+	default:
+	}
+}
