@@ -345,6 +345,9 @@ type Tx struct {
 	lastWrite       *sessionWrite
 	writtenSessions map[string]bool
 	memFleets       map[string]bool
+	// storeFleets: the fleets the memory did not answer for when this
+	// transaction first asked, read from the store to its end (memoryFor).
+	storeFleets map[string]bool
 	// fenced lists the fleets this transaction has checked it owns.
 	fenced []string
 	// props: the properties each game session read or written here has

@@ -44,8 +44,29 @@ func (db *DB) SetLiveProcessesFor(free store.LiveProcesses, holds func(fleetID s
 }
 
 // memoryFor reports whether the memory of processes answers for fleetID.
+//
+// A fleet it did not answer for once in a transaction it does not answer
+// for again there: a fleet loaded meanwhile (owned.Memory) is read from
+// the store to the transaction's end. The memory knows nothing of what
+// the transaction wrote through the store before that: a claim's column
+// update, read back from a memory loaded in between, came back free and
+// was fed to the memory as free.
 func (t *Tx) memoryFor(fleetID string) bool {
-	return t.db.free != nil && (t.db.freeHolds == nil || t.db.freeHolds(fleetID))
+	switch {
+	case t.db.free == nil:
+		return false
+	case t.db.freeHolds == nil:
+		return true
+	case t.storeFleets[fleetID]:
+		return false
+	case t.db.freeHolds(fleetID):
+		return true
+	}
+	if t.storeFleets == nil {
+		t.storeFleets = map[string]bool{}
+	}
+	t.storeFleets[fleetID] = true
+	return false
 }
 
 // noteProcess records the process as it now reads, at version: its
