@@ -52,7 +52,7 @@ type Connection struct {
 // reconnect or a refreshed connection). The compute must be registered.
 func (s *Service) ProcessConnected(ctx context.Context, ref Ref, c Connection) error {
 	now := s.clock()
-	return s.update(ctx, func(tx store.Tx) error {
+	err := s.update(ctx, func(tx store.Tx) error {
 		compute, err := tx.GetCompute(ref.FleetID, ref.ComputeName)
 		if err != nil {
 			return err
@@ -81,6 +81,12 @@ func (s *Service) ProcessConnected(ctx context.Context, ref Ref, c Connection) e
 		}
 		return tx.PutProcess(p)
 	})
+	if err == nil && !c.TokenExpires.IsZero() {
+		// The token may have been minted long before: the timer refreshes
+		// it RefreshMargin before it expires, sooner than staleWindow.
+		s.dueBy(c.TokenExpires.Add(-s.cfg.RefreshMargin))
+	}
+	return err
 }
 
 // ProcessReady is ActivateServerProcess: the process is ACTIVE on port,

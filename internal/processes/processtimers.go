@@ -2,6 +2,7 @@ package processes
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/anylift/anylift/internal/game"
@@ -19,11 +20,32 @@ const processBatch = 200
 // unhealthy) is terminated as unhealthy. A
 // connection whose auth token expires within the refresh margin is sent
 // RefreshConnection with a new token.
+//
+// Reading the store for that reads every live process (one condition, a
+// report older than a time, has no index, and an index on the report's
+// time would make every health report rewrite all the process's index
+// entries). So a run first asks the store when the first process will be
+// due (NextStale, every node's processes); before then it lists nothing,
+// and the runs until then, or until staleWindow has passed, read nothing
+// (staleGate): a process written after the reading is due no sooner than
+// staleWindow later, its times being the writer's now. The writes that
+// set an earlier time (a connection with a token near its expiry, a
+// refresh given back) move the gate (dueBy); another node's such write
+// is seen at the next reading, at most staleWindow later.
 func (s *Service) SweepProcesses(ctx context.Context) error {
 	now := s.clock()
+	gen, read := s.stale.open(now)
+	if !read {
+		return nil
+	}
 	var stale []*game.Process
+	var next time.Time
 	err := s.view(ctx, func(tx store.Tx) error {
 		var err error
+		if next, err = tx.NextStale(s.cfg.ProcessLostGrace, s.cfg.UnhealthyTimeout, s.cfg.RefreshMargin); err != nil ||
+			next.IsZero() || now.Before(next) {
+			return err
+		}
 		stale, err = tx.StaleProcesses(now.Add(-s.cfg.ProcessLostGrace), now.Add(-s.cfg.UnhealthyTimeout),
 			now.Add(s.cfg.RefreshMargin), processBatch)
 		return err
@@ -31,6 +53,15 @@ func (s *Service) SweepProcesses(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if next.IsZero() || now.Before(next) {
+		at := now.Add(s.staleWindow())
+		if !next.IsZero() && next.Before(at) {
+			at = next
+		}
+		s.stale.close(gen, at)
+	}
+	// Otherwise a process is due (this node's, or another's whose node
+	// acts on it): the next run reads again.
 	for _, p := range stale {
 		if err := s.sweepProcess(ctx, refOf(p), now); err != nil {
 			return err
@@ -93,6 +124,7 @@ func (s *Service) sweepProcess(ctx context.Context, ref Ref, now time.Time) erro
 				}
 				return nil
 			})
+			s.dueBy(refresh.TokenExpires.Add(-s.cfg.RefreshMargin))
 			return err
 		}
 	}
@@ -176,4 +208,51 @@ func (s *Service) SweepActivations(ctx context.Context) error {
 		}
 		return nil
 	})
+}
+
+// staleGate is when the process timer next needs to read the store: zero
+// at first and after a run that found processes to act on.
+type staleGate struct {
+	mu  sync.Mutex
+	at  time.Time
+	gen uint64 // counts the moves of dueBy
+}
+
+// open reports whether a run at now reads the store, and the generation
+// to close it with.
+func (g *staleGate) open(now time.Time) (gen uint64, read bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.gen, !now.Before(g.at)
+}
+
+// close sets the next reading at at, unless a write moved the gate since
+// open (the run's reading may predate that write): the next run reads.
+func (g *staleGate) close(gen uint64, at time.Time) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.gen == gen {
+		g.at = at
+	}
+}
+
+// dueBy moves the process timer's next reading to at if that is sooner:
+// a write made a process due then.
+func (s *Service) dueBy(at time.Time) {
+	g := &s.stale
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.gen++
+	if at.Before(g.at) {
+		g.at = at
+	}
+}
+
+// staleWindow is how long after it is written a process can be due at
+// the soonest: its times are the writer's now, and it is lost
+// ProcessLostGrace after a disconnection, unhealthy UnhealthyTimeout
+// after its activation or a healthy report, and refreshed RefreshMargin
+// before the expiry of a token minted AuthTokenTTL ahead.
+func (s *Service) staleWindow() time.Duration {
+	return max(min(s.cfg.ProcessLostGrace, s.cfg.UnhealthyTimeout, s.cfg.AuthTokenTTL-s.cfg.RefreshMargin), 0)
 }

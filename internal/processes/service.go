@@ -147,6 +147,9 @@ type Service struct {
 	// faults says whether an injected fault acts on a health report or a
 	// start; nil until SetFaults (faults.go).
 	faults Faults
+	// stale is when the process timer next needs to read the store
+	// (processtimers.go).
+	stale staleGate
 }
 
 // New returns the server process service over st, asking ctl for the

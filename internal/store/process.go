@@ -25,6 +25,13 @@ type ProcessTx interface {
 	// the last_heartbeat column) at or before unhealthyBefore, or whose
 	// connection token expires at or before refreshBefore.
 	StaleProcesses(lostBefore, unhealthyBefore, refreshBefore time.Time, max int) ([]*game.Process, error)
+	// NextStale returns the earliest time at which a live process, as the
+	// processes are now, meets a condition of StaleProcesses: lostGrace
+	// after it disconnected, unhealthyTimeout after its last healthy
+	// report (ACTIVE), refreshMargin before its token expires (connected).
+	// Zero when no live process has any of those times. Every node's
+	// processes count, whatever fleets the node owns.
+	NextStale(lostGrace, unhealthyTimeout, refreshMargin time.Duration) (time.Time, error)
 	// CountActiveProcesses counts a fleet's ACTIVE processes per location.
 	CountActiveProcesses(fleetID string) (map[string]int, error)
 }

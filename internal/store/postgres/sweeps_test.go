@@ -161,3 +161,28 @@ func BenchmarkStaleSweep(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkNextStale is one reading of when the first of 100,000
+// connected, healthy processes will be due for the server-process timer:
+// what the timer reads, at most once per lost-process grace, while none
+// is due.
+//
+//	ANYLIFT_TEST_POSTGRES=… go test ./internal/store/postgres -run '^$' -bench NextStale
+func BenchmarkNextStale(b *testing.B) {
+	db, raw := seedHeld(b, 100_000)
+	if _, err := raw.Exec(`ANALYZE`); err != nil {
+		b.Fatal(err)
+	}
+	now := time.Now()
+	for b.Loop() {
+		if err := db.View(context.Background(), func(tx store.Tx) error {
+			next, err := tx.NextStale(30*time.Second, 3*time.Minute, 2*time.Minute)
+			if err == nil && next.Before(now) {
+				err = fmt.Errorf("a process is due at %v, want none before %v", next, now)
+			}
+			return err
+		}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

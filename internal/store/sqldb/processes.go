@@ -1,6 +1,7 @@
 package sqldb
 
 import (
+	"database/sql"
 	"encoding/json"
 	"strings"
 	"time"
@@ -316,6 +317,27 @@ func (t *Tx) StaleProcesses(lostBefore, unhealthyBefore, refreshBefore time.Time
 			(connected = 1 AND token_expires > 0 AND token_expires <= ?))`+owned+`
 		ORDER BY created LIMIT ?`,
 		append(append([]any{store.Millis(lostBefore), store.Millis(unhealthyBefore), store.Millis(refreshBefore)}, ownedArgs...), max)...)
+}
+
+func (t *Tx) NextStale(lostGrace, unhealthyTimeout, refreshMargin time.Duration) (time.Time, error) {
+	var due [3]sql.NullInt64
+	err := t.queryRow(`SELECT MIN(CASE WHEN connected = 0 THEN disconnected_at + ? END),
+			MIN(CASE WHEN status = 'ACTIVE' THEN last_heartbeat + ? END),
+			MIN(CASE WHEN connected = 1 AND token_expires > 0 THEN token_expires - ? END)
+		FROM processes WHERE status <> 'TERMINATED'`,
+		lostGrace.Milliseconds(), unhealthyTimeout.Milliseconds(), refreshMargin.Milliseconds()).Scan(&due[0], &due[1], &due[2])
+	if err != nil {
+		return time.Time{}, err
+	}
+	var first time.Time
+	for _, d := range due {
+		// A time at or before the epoch (a disconnection or report never
+		// recorded) is due at once: its millisecond.
+		if at := time.UnixMilli(max(d.Int64, 1)).UTC(); d.Valid && (first.IsZero() || at.Before(first)) {
+			first = at
+		}
+	}
+	return first, nil
 }
 
 // queryProcesses runs q, which selects a process's doc and

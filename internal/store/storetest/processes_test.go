@@ -270,3 +270,53 @@ func TestStaleAndActiveProcesses(t *testing.T) {
 		})
 	})
 }
+
+// NextStale answers when the first live process meets a condition of
+// StaleProcesses: a grace after its disconnection, a timeout after its
+// last healthy report when ACTIVE, a margin before its token expires when
+// connected. Ended processes, and the conditions a process cannot meet
+// (a report while not ACTIVE, a token while disconnected), count for
+// nothing.
+func TestNextStale(t *testing.T) {
+	Each(t, func(t *testing.T, st store.Store) {
+		now := t0.Add(time.Hour)
+		next := func() time.Time {
+			var at time.Time
+			View(t, st, func(tx store.Tx) error {
+				var err error
+				at, err = tx.NextStale(30*time.Second, 3*time.Minute, 2*time.Minute)
+				return err
+			})
+			return at
+		}
+		if at := next(); !at.IsZero() {
+			t.Fatalf("no process: NextStale = %v, want zero", at)
+		}
+		active, dropped, connecting, ended := proc("c1", 1), proc("c1", 2), proc("c1", 3), proc("c1", 4)
+		active.LastHealthy, active.TokenExpires = now.Add(-time.Minute), now.Add(10*time.Minute) // due in 2 and 8 min
+		dropped.LastHealthy, dropped.TokenExpires = now, now.Add(-time.Hour)                     // its token counts for nothing
+		dropped.Connected, dropped.DisconnectedAt = false, now.Add(-10*time.Second)              // due in 20 s
+		connecting.Status, connecting.LastHealthy = game.ProcessConnected, now.Add(-time.Hour)   // its report counts for nothing
+		connecting.TokenExpires = now.Add(3 * time.Minute)                                       // due in 1 min
+		ended.Status, ended.Connected, ended.DisconnectedAt = game.ProcessTerminated, false, now.Add(-time.Hour)
+		ended.LastHealthy = now.Add(-time.Hour)
+		putProcs(t, st, active, dropped, connecting, ended)
+		for _, step := range []struct {
+			change func()
+			want   time.Time
+		}{
+			{func() {}, now.Add(20 * time.Second)},
+			{func() {
+				dropped.Connected, dropped.DisconnectedAt, dropped.TokenExpires = true, time.Time{}, now.Add(time.Hour)
+			}, now.Add(time.Minute)},
+			{func() { connecting.Status, connecting.Connected = game.ProcessTerminated, false }, now.Add(2 * time.Minute)},
+			{func() { active.Status, dropped.Status = game.ProcessTerminated, game.ProcessTerminated }, time.Time{}},
+		} {
+			step.change()
+			putProcs(t, st, active, dropped, connecting)
+			if at := next(); !at.Equal(step.want) {
+				t.Errorf("NextStale = %v, want %v", at, step.want)
+			}
+		}
+	})
+}
