@@ -220,11 +220,12 @@ func (s *Server) Drop(p Process) bool {
 
 // Forget drops what the Server keeps for a process without connections
 // (its cached answers). The Backend calls it once it treats a process
-// that disconnected as lost. It does nothing while p is connected.
+// that disconnected as lost. It does nothing while p is connected, or a
+// handshake of it is being authenticated (open).
 func (s *Server) Forget(p Process) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if pr := s.procs[p]; pr != nil && len(pr.conns) == 0 {
+	if pr := s.procs[p]; pr != nil && len(pr.conns) == 0 && pr.opening == 0 {
 		delete(s.procs, p)
 	}
 }

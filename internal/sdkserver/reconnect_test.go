@@ -14,23 +14,52 @@ import (
 	"github.com/coder/websocket"
 )
 
-// heldHandshake is an sdktest.Backend whose second handshake waits in
-// Authenticate until released, answering refuse then (nil admits it), and
-// which reports, at each disconnection, whether the Server still counted
-// the process as connected (what the real backend asks before it records
-// the process disconnected).
+// heldHandshake is an sdktest.Backend whose handshakes numbered in held
+// (counted from 1) wait in Authenticate until released, answering what
+// release sends then (nil admits), and which reports, at each
+// disconnection, whether the Server still counted the process as
+// connected (what the real backend asks before it records the process
+// disconnected).
 type heldHandshake struct {
 	*sdktest.Backend
 	srv     *sdkserver.Server
 	n       atomic.Int32
-	entered chan struct{}
+	held    map[int32]bool
+	entered chan int32
 	release chan error
 	atClose chan bool
 }
 
+func newHeldHandshake(t *testing.T, held ...int32) (*heldHandshake, string) {
+	h := &heldHandshake{Backend: sdktest.NewBackend(), held: map[int32]bool{}, entered: make(chan int32, len(held)),
+		release: make(chan error, len(held)), atClose: make(chan bool, 8)}
+	for _, n := range held {
+		h.held[n] = true
+	}
+	h.AllowToken("fleet-1", "compute-1", "tok")
+	s := sdkserver.New(sdkserver.Config{Auth: h, Backend: h})
+	h.srv = s
+	hs := httptest.NewServer(s)
+	t.Cleanup(func() {
+		s.Close()
+		hs.Close()
+	})
+	// A test that fails early still lets the held handshakes go
+	// (cleanups run last first).
+	t.Cleanup(func() {
+		for range held {
+			select {
+			case h.release <- errors.New("the test is over"):
+			default:
+			}
+		}
+	})
+	return h, "ws" + strings.TrimPrefix(hs.URL, "http") + "/?Authorization=tok&ComputeId=compute-1&FleetId=fleet-1&pID=proc-1"
+}
+
 func (h *heldHandshake) Authenticate(ctx context.Context, hs *sdkserver.Handshake) error {
-	if h.n.Add(1) == 2 {
-		close(h.entered)
+	if n := h.n.Add(1); h.held[n] {
+		h.entered <- n
 		if err := <-h.release; err != nil {
 			return err
 		}
@@ -43,6 +72,24 @@ func (h *heldHandshake) ProcessDisconnected(ctx context.Context, p sdkserver.Pro
 	h.Backend.ProcessDisconnected(ctx, p)
 }
 
+type dialed struct {
+	c    *websocket.Conn
+	resp *http.Response
+	err  error
+}
+
+// dialAsync dials url and sends the outcome on the channel it returns.
+func dialAsync(t *testing.T, url string) chan dialed {
+	out := make(chan dialed, 1)
+	go func() {
+		c, resp, err := dial(t, url, nil)
+		out <- dialed{c, resp, err}
+	}()
+	return out
+}
+
+var proc1 = sdkserver.Process{FleetID: "fleet-1", ComputeID: "compute-1", PID: "proc-1"}
+
 // A reconnect's handshake is authenticated (the real backend records the
 // process connected) before its connection is attached. The previous
 // connection closing in between must find the process still connected
@@ -53,41 +100,13 @@ func TestConnectionClosingDuringAReconnectsHandshake(t *testing.T) {
 	for _, refused := range []bool{false, true} {
 		name := map[bool]string{false: "admitted", true: "refused"}[refused]
 		t.Run(name, func(t *testing.T) {
-			h := &heldHandshake{Backend: sdktest.NewBackend(), entered: make(chan struct{}),
-				release: make(chan error, 1), atClose: make(chan bool, 4)}
-			h.AllowToken("fleet-1", "compute-1", "tok")
-			s := sdkserver.New(sdkserver.Config{Auth: h, Backend: h})
-			h.srv = s
-			hs := httptest.NewServer(s)
-			t.Cleanup(func() {
-				s.Close()
-				hs.Close()
-			})
-			// A test that fails early still lets the held handshake go
-			// (cleanups run last first).
-			t.Cleanup(func() {
-				select {
-				case h.release <- errors.New("the test is over"):
-				default:
-				}
-			})
-			url := "ws" + strings.TrimPrefix(hs.URL, "http") + "/?Authorization=tok&ComputeId=compute-1&FleetId=fleet-1&pID=proc-1"
-
+			h, url := newHeldHandshake(t, 2)
 			first, _, err := dial(t, url, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			h.Wait(t, "Connected")
-			type dialed struct {
-				c    *websocket.Conn
-				resp *http.Response
-				err  error
-			}
-			second := make(chan dialed, 1)
-			go func() {
-				c, resp, err := dial(t, url, nil)
-				second <- dialed{c, resp, err}
-			}()
+			second := dialAsync(t, url)
 			<-h.entered
 			first.Close(websocket.StatusGoingAway, "")
 			if connected := <-h.atClose; !connected {
@@ -106,7 +125,7 @@ func TestConnectionClosingDuringAReconnectsHandshake(t *testing.T) {
 				if connected := <-h.atClose; connected {
 					t.Error("reported disconnected after the refused reconnect, but still counted as connected")
 				}
-				if s.Connected(sdkserver.Process{FleetID: "fleet-1", ComputeID: "compute-1", PID: "proc-1"}) {
+				if h.srv.Connected(proc1) {
 					t.Error("connected after the reconnect was refused")
 				}
 				return
@@ -125,6 +144,43 @@ func TestConnectionClosingDuringAReconnectsHandshake(t *testing.T) {
 			default:
 			}
 		})
+	}
+}
+
+// Forget (a process taken for lost) keeps what the Server counts of a
+// handshake being authenticated, so that the count stays true for the
+// handshakes and closes after it.
+func TestForgetKeepsAHandshakeBeingAuthenticated(t *testing.T) {
+	h, url := newHeldHandshake(t, 2, 3)
+	first, _, err := dial(t, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Wait(t, "Connected")
+	second := dialAsync(t, url)
+	<-h.entered
+	first.Close(websocket.StatusGoingAway, "")
+	<-h.atClose
+	h.srv.Forget(proc1)
+	h.release <- nil
+	d := <-second
+	if d.err != nil {
+		t.Fatal(d.err)
+	}
+	h.Wait(t, "Connected")
+	// The third handshake waits while the second connection closes: the
+	// process is still counted as connected here.
+	third := dialAsync(t, url)
+	<-h.entered
+	d.c.Close(websocket.StatusGoingAway, "")
+	if connected := <-h.atClose; !connected {
+		t.Error("the process counted as disconnected while a handshake of it was being authenticated")
+	}
+	h.release <- nil
+	if d := <-third; d.err != nil {
+		t.Fatal(d.err)
+	} else {
+		d.c.Close(websocket.StatusNormalClosure, "")
 	}
 }
 
