@@ -54,8 +54,10 @@ func (s *Server) abandon(p Process, recorded bool) bool {
 	}
 	disconnect := (recorded || pr.excused) && !pr.ended
 	pr.excused = false
-	if !pr.ended && len(pr.answers) == 0 {
-		delete(s.procs, p) // nothing kept: a refused stranger leaves no trace
+	if pr.ended || len(pr.answers) == 0 {
+		// An ended process without connections goes, as in detach; one
+		// with nothing kept too: a refused stranger leaves no trace.
+		delete(s.procs, p)
 	}
 	return disconnect
 }
