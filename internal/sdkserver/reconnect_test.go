@@ -88,6 +88,24 @@ func dialAsync(t *testing.T, url string) chan dialed {
 	return out
 }
 
+// closeDuringReconnect connects the process, starts a reconnect that
+// waits in Authenticate (the second handshake, which must be held),
+// closes the first connection meanwhile, and answers the reconnect's
+// outcome to come and whether the Server counted the process as
+// connected at that close.
+func (h *heldHandshake) closeDuringReconnect(t *testing.T, url string) (chan dialed, bool) {
+	t.Helper()
+	first, _, err := dial(t, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Wait(t, "Connected")
+	second := dialAsync(t, url)
+	<-h.entered
+	first.Close(websocket.StatusGoingAway, "")
+	return second, <-h.atClose
+}
+
 var proc1 = sdkserver.Process{FleetID: "fleet-1", ComputeID: "compute-1", PID: "proc-1"}
 
 // A reconnect's handshake is authenticated (the real backend records the
@@ -101,15 +119,8 @@ func TestConnectionClosingDuringAReconnectsHandshake(t *testing.T) {
 		name := map[bool]string{false: "admitted", true: "refused"}[refused]
 		t.Run(name, func(t *testing.T) {
 			h, url := newHeldHandshake(t, 2)
-			first, _, err := dial(t, url, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			h.Wait(t, "Connected")
-			second := dialAsync(t, url)
-			<-h.entered
-			first.Close(websocket.StatusGoingAway, "")
-			if connected := <-h.atClose; !connected {
+			second, connected := h.closeDuringReconnect(t, url)
+			if !connected {
 				t.Fatal("the process counted as disconnected while its reconnect was being authenticated")
 			}
 			if refused {
@@ -152,15 +163,7 @@ func TestConnectionClosingDuringAReconnectsHandshake(t *testing.T) {
 // handshakes and closes after it.
 func TestForgetKeepsAHandshakeBeingAuthenticated(t *testing.T) {
 	h, url := newHeldHandshake(t, 2, 3)
-	first, _, err := dial(t, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.Wait(t, "Connected")
-	second := dialAsync(t, url)
-	<-h.entered
-	first.Close(websocket.StatusGoingAway, "")
-	<-h.atClose
+	second, _ := h.closeDuringReconnect(t, url)
 	h.srv.Forget(proc1)
 	h.release <- nil
 	d := <-second

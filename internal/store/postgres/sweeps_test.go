@@ -122,15 +122,22 @@ func TestStrandedSweepAsksTheDisconnectedIndex(t *testing.T) {
 	}
 }
 
+// seedAnalyzed is seedHeld with the benchmarks' 100,000 processes, the
+// planner's statistics taken.
+func seedAnalyzed(b *testing.B) *sqldb.DB {
+	db, raw := seedHeld(b, 100_000)
+	if _, err := raw.Exec(`ANALYZE`); err != nil {
+		b.Fatal(err)
+	}
+	return db
+}
+
 // BenchmarkStrandedSweep is one run of the stranded-processes sweep on a
 // node holding 100,000 connected processes, none of them disconnected.
 //
 //	ANYLIFT_TEST_POSTGRES=… go test ./internal/store/postgres -run '^$' -bench StrandedSweep
 func BenchmarkStrandedSweep(b *testing.B) {
-	db, raw := seedHeld(b, 100_000)
-	if _, err := raw.Exec(`ANALYZE`); err != nil {
-		b.Fatal(err)
-	}
+	db := seedAnalyzed(b)
 	for b.Loop() {
 		if got := stranded(b, db); len(got) != 0 {
 			b.Fatalf("%d stranded processes, want none", len(got))
@@ -144,10 +151,7 @@ func BenchmarkStrandedSweep(b *testing.B) {
 //
 //	ANYLIFT_TEST_POSTGRES=… go test ./internal/store/postgres -run '^$' -bench StaleSweep
 func BenchmarkStaleSweep(b *testing.B) {
-	db, raw := seedHeld(b, 100_000)
-	if _, err := raw.Exec(`ANALYZE`); err != nil {
-		b.Fatal(err)
-	}
+	db := seedAnalyzed(b)
 	now := time.Now()
 	for b.Loop() {
 		if err := db.View(context.Background(), func(tx store.Tx) error {
@@ -169,10 +173,7 @@ func BenchmarkStaleSweep(b *testing.B) {
 //
 //	ANYLIFT_TEST_POSTGRES=… go test ./internal/store/postgres -run '^$' -bench NextStale
 func BenchmarkNextStale(b *testing.B) {
-	db, raw := seedHeld(b, 100_000)
-	if _, err := raw.Exec(`ANALYZE`); err != nil {
-		b.Fatal(err)
-	}
+	db := seedAnalyzed(b)
 	now := time.Now()
 	for b.Loop() {
 		if err := db.View(context.Background(), func(tx store.Tx) error {
